@@ -1,0 +1,121 @@
+"""Typed configuration: one dataclass per stage, named presets, TOML files in
+conf/, and `section.field=value` overrides from the command line.
+
+Spark's own tuning (partitions, memory, AQE) stays in Spark conf: the `[spark]`
+table of a conf file, `--conf key=value`, or spark-submit's flags.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tomllib
+from dataclasses import dataclass, field, fields, replace
+
+from templatemine.html.page import PageConfig
+
+
+@dataclass(frozen=True)
+class ExtractConfig:
+    """WARC -> PAGES, LINKS, PAGELETS (templatemine/tables/extract.py)."""
+
+    k: int = 3
+    """Definition 2's k: an element with a child holding >= k links is split (paper: 3)."""
+    shingle_ngram: int = 2
+    """Word n-grams hashed into a pagelet's shingle (html/shingles.py)."""
+    shingle_rows: int = 2
+    """MinHash permutations per shingle: near-duplicates collide with p = J ** rows."""
+    shingle_seed: int = 1
+    """Seed of the MinHash permutations (changing it changes every shingle)."""
+    dup_ngram: int = 4
+    """Word n-grams of the page-level near-duplicate signature (Broder et al.)."""
+    strip_index: bool = True
+    """Treat /dir/index.html and /dir/ as one URL."""
+    max_payload_bytes: int = 10 * 1024 * 1024
+    """Larger HTML payloads are not read: counted as `oversized`."""
+    batch_records: int = 512
+    """Records per Arrow batch sent from a Python task to Spark (bounds task memory)."""
+    fail_fast: bool = False
+    """Stop the job at the first malformed record instead of counting it."""
+
+    def page_config(self) -> PageConfig:
+        return PageConfig(self.k, self.shingle_ngram, self.shingle_rows, self.shingle_seed, self.dup_ngram,
+                          self.strip_index)
+
+
+@dataclass(frozen=True)
+class Config:
+    extract: ExtractConfig = ExtractConfig()
+    spark: dict = field(default_factory=dict)
+    """Spark conf applied when templatemine builds the session."""
+
+
+LOCAL = Config(spark={
+    "spark.sql.shuffle.partitions": "8",
+    "spark.driver.memory": "4g",
+})
+TEST = replace(LOCAL, spark={
+    "spark.sql.shuffle.partitions": "2",
+    "spark.ui.enabled": "false",
+    "spark.ui.showConsoleProgress": "false",
+    "spark.driver.memory": "2g",
+})
+CLUSTER = Config(spark={"spark.sql.shuffle.partitions": "2000"})
+PRESETS = {"local": LOCAL, "test": TEST, "cluster": CLUSTER}
+
+
+def _coerce(value, target_type):
+    if isinstance(value, str):
+        if target_type is bool:
+            if value.lower() in ("1", "true", "yes", "on"):
+                return True
+            if value.lower() in ("0", "false", "no", "off"):
+                return False
+            raise ValueError(f"not a boolean: {value!r}")
+        return target_type(value)
+    return value
+
+
+def _apply(section, values: dict, where: str):
+    known = {f.name: f for f in fields(section)}
+    updates = {}
+    for name, value in values.items():
+        if name not in known:
+            raise ValueError(f"{where}: unknown setting {name!r} (known: {', '.join(sorted(known))})")
+        target = type(getattr(section, name))
+        updates[name] = _coerce(value, target)
+    return replace(section, **updates)
+
+
+def load_config(preset: str = "local", path: str | None = None, overrides: list[str] = ()) -> Config:
+    """A preset, then a TOML file's `[extract]` and `[spark]` tables, then
+    `section.field=value` overrides (e.g. `extract.k=4`)."""
+    if preset not in PRESETS:
+        raise ValueError(f"unknown preset {preset!r} (known: {', '.join(PRESETS)})")
+    config = PRESETS[preset]
+    if path:
+        with open(path, "rb") as fh:
+            data = tomllib.load(fh)
+        if "preset" in data:
+            config = PRESETS[data.pop("preset")]
+        config = replace(config, extract=_apply(config.extract, data.pop("extract", {}), path))
+        config = replace(config, spark={**config.spark, **{k: str(v) for k, v in data.pop("spark", {}).items()}})
+        if data:
+            raise ValueError(f"{path}: unknown sections {sorted(data)}")
+    for item in overrides:
+        key, sep, value = item.partition("=")
+        section, dot, name = key.partition(".")
+        if not sep or not dot or section not in ("extract",):
+            raise ValueError(f"override {item!r} is not of the form extract.NAME=VALUE")
+        config = replace(config, extract=_apply(config.extract, {name: value}, "--set"))
+    return config
+
+
+def to_dict(config: Config) -> dict:
+    return dataclasses.asdict(config)
+
+
+def config_path(name: str) -> str | None:
+    """conf/NAME.toml of a source checkout, if there is one."""
+    here = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "conf", f"{name}.toml")
+    return here if os.path.exists(here) else None

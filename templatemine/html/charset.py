@@ -1,0 +1,114 @@
+"""Decode an HTML payload to text with the right character set.
+
+Order, as browsers do it (WHATWG "encoding sniffing"): byte-order mark, then the
+HTTP Content-Type charset, then a `<meta>` declaration in the first 4 KiB, then
+detection (strict UTF-8 first, then charset-normalizer). Labels are mapped the
+WHATWG way: ISO-8859-1, Latin-1 and US-ASCII mean windows-1252 (the xmlsoft-era
+pages labelled ISO-8859-1 use its 0x80-0x9F punctuation), GB2312/GBK mean
+GB18030, Shift_JIS means its Windows superset cp932.
+
+A declared charset that does not fit the bytes (more than `MAX_BAD_FRACTION` of
+characters undecodable) is not trusted: the next source is tried. A payload is
+*undecodable* when no source yields text with few enough bad characters, or the
+text is mostly control characters (binary served as HTML).
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+
+MAX_BAD_FRACTION = 0.005
+_BOMS = ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"))
+_ALIASES = {
+    "iso-8859-1": "cp1252", "iso8859-1": "cp1252", "latin1": "cp1252", "latin-1": "cp1252", "l1": "cp1252",
+    "us-ascii": "cp1252", "ascii": "cp1252", "ansi_x3.4-1968": "cp1252", "windows-1252": "cp1252",
+    "iso-8859-9": "cp1254", "gb2312": "gb18030", "gbk": "gb18030", "x-gbk": "gb18030",
+    "shift_jis": "cp932", "shift-jis": "cp932", "sjis": "cp932", "x-sjis": "cp932", "windows-31j": "cp932",
+    "euc-kr": "cp949", "ks_c_5601-1987": "cp949", "tis-620": "cp874", "iso-8859-11": "cp874",
+    "x-user-defined": "cp1252", "unicode": "utf-16-le", "utf-16": "utf-16-le",
+    "utf8": "utf-8", "unicode-1-1-utf-8": "utf-8",
+}
+_META = re.compile(
+    rb"""<meta[^>]+?charset\s*=\s*["']?\s*([a-zA-Z0-9_:.\-]+)""", re.IGNORECASE
+)
+_HEADER_CHARSET = re.compile(r"""charset\s*=\s*["']?([^"';\s,]+)""", re.IGNORECASE)
+_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f]")
+
+
+class UndecodableError(ValueError):
+    """No charset turns the payload into text."""
+
+
+def codec_for(label: str | None) -> str | None:
+    """Python codec name for a charset label, or None if unknown."""
+    if not label:
+        return None
+    label = label.strip().strip("\"'").lower()
+    label = _ALIASES.get(label, label)
+    try:
+        name = codecs.lookup(label).name
+    except LookupError:
+        return None
+    # UTF-16/32 declared in a <meta> of an ASCII-compatible document is a lie (WHATWG)
+    return name
+
+
+def charset_from_content_type(content_type: str | None) -> str | None:
+    if not content_type:
+        return None
+    match = _HEADER_CHARSET.search(content_type)
+    return match.group(1) if match else None
+
+
+def charset_from_meta(head: bytes) -> str | None:
+    match = _META.search(head)
+    return match.group(1).decode("ascii", "ignore") if match else None
+
+
+def _try(payload: bytes, codec: str) -> str | None:
+    try:
+        return payload.decode(codec)
+    except UnicodeDecodeError:
+        pass
+    except LookupError:
+        return None
+    text = payload.decode(codec, "replace")
+    bad = text.count("\ufffd")
+    return text if bad <= MAX_BAD_FRACTION * max(len(text), 1) else None
+
+
+def decode_html(payload: bytes, content_type: str | None = None) -> tuple[str, str, str]:
+    """(text, codec, source) where source is bom|header|meta|utf-8|detected.
+
+    Raises UndecodableError when nothing fits (see module docstring)."""
+    for bom, codec in _BOMS:
+        if payload.startswith(bom):
+            return _checked(payload[len(bom):].decode(codec, "replace"), codec, "bom")
+    candidates = (
+        (codec_for(charset_from_content_type(content_type)), "header"),
+        (codec_for(charset_from_meta(payload[:4096])), "meta"),
+        ("utf-8", "utf-8"),
+    )
+    for codec, source in candidates:
+        if codec is None or codec.startswith(("utf-16", "utf-32")) and source == "meta":
+            continue
+        text = _try(payload, codec)
+        if text is not None:
+            return _checked(text, codec, source)
+    from charset_normalizer import from_bytes  # imported lazily: the slow path
+
+    best = from_bytes(payload[:65536]).best()
+    if best is not None:
+        codec = codec_for(best.encoding) or best.encoding
+        text = _try(payload, codec)
+        if text is not None:
+            return _checked(text, codec, "detected")
+    raise UndecodableError("no charset decodes the payload (header, meta, utf-8 and detection failed)")
+
+
+def _checked(text: str, codec: str, source: str) -> tuple[str, str, str]:
+    sample = text[:8192]
+    if sample and len(_CONTROL.findall(sample)) > 0.05 * len(sample):
+        raise UndecodableError(f"payload decoded as {codec} is mostly control characters (binary?)")
+    return text, codec, source

@@ -1,0 +1,109 @@
+"""One WARC record -> one capture: a page, or the reason it is not one.
+
+Every record read is accounted for by exactly one outcome (OUTCOMES); the
+Spark stage writes them all to the `records` table and the manifest's counts
+are computed from it, so they add up to the records read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+from templatemine.html.charset import UndecodableError, decode_html
+from templatemine.html.page import LinkRow, PageletRow, PageParser
+from templatemine.html.urls import normalize_url, page_key, registered_domain, url_host
+from templatemine.warc.reader import RawRecord
+
+PAGE = "page"
+# Why a record is not a page. `superseded` is decided later, across records:
+# an older capture of a URL captured again (the newest capture wins).
+OUTCOMES = {
+    PAGE: "kept as a page",
+    "superseded": "an older capture of a URL that was captured again",
+    "non_response": "not a response record (request, metadata, warcinfo, revisit, resource...)",
+    "non_html": "response whose payload is not HTML (by Content-Type, then sniffing)",
+    "non_2xx": "HTTP status outside 200-299 (redirects, errors)",
+    "empty": "HTML response with an empty payload",
+    "undecodable": "no character set turns the payload into text",
+    "oversized": "payload larger than max_payload_bytes (not read)",
+    "bad_url": "WARC-Target-URI missing or not an http(s) URL",
+    "malformed": "the record could not be parsed (damaged file, bad chunking, truncation)",
+}
+
+
+@dataclass
+class Capture:
+    """A record's outcome and, for pages, everything PAGES/LINKS/PAGELETS need."""
+
+    raw: RawRecord
+    outcome: str
+    detail: str = ""
+    url: str | None = None
+    page_key: int | None = None
+    host: str | None = None
+    site: str | None = None
+    fetch_time: datetime | None = None
+    charset: str | None = None
+    charset_source: str | None = None
+    title: str | None = None
+    text_length: int | None = None
+    n_links: int | None = None
+    n_pagelets: int | None = None
+    dup_signature: int | None = None
+    links: list[LinkRow] = field(default_factory=list)
+    pagelets: list[PageletRow] = field(default_factory=list)
+
+
+def parse_warc_date(value: str | None) -> datetime | None:
+    """WARC-Date (ISO 8601, also the WARC/0.18 and ARC 14-digit forms) in UTC."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        if value.isdigit() and len(value) >= 14:
+            return datetime.strptime(value[:14], "%Y%m%d%H%M%S").replace(tzinfo=timezone.utc)
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=timezone.utc)
+    return parsed.astimezone(timezone.utc)
+
+
+def extract_capture(raw: RawRecord, parser: PageParser) -> Capture:
+    """Decide the record's outcome; for an HTML page, parse it once into its
+    page row, links and pagelets."""
+    if raw.outcome is not None:
+        return Capture(raw, raw.outcome, raw.detail)
+    url = normalize_url(raw.target_uri or "", parser.config.strip_index)
+    if url is None:
+        return Capture(raw, "bad_url", f"WARC-Target-URI {raw.target_uri!r}"[:300])
+    try:
+        html, charset, source = decode_html(raw.payload or b"", raw.content_type)
+    except UndecodableError as exc:
+        return Capture(raw, "undecodable", str(exc))
+    try:
+        page = parser.parse(url, html)
+    except Exception as exc:  # Lexbor is robust; this is the last line of defence
+        return Capture(raw, "malformed", f"HTML parse failed: {type(exc).__name__}: {exc}"[:500])
+    host = url_host(url)
+    return Capture(
+        raw,
+        PAGE,
+        raw.detail,
+        url=url,
+        page_key=page_key(url),
+        host=host,
+        site=registered_domain(host),
+        fetch_time=parse_warc_date(raw.warc_date),
+        charset=charset,
+        charset_source=source,
+        title=page.title,
+        text_length=page.text_length,
+        n_links=page.n_links,
+        n_pagelets=len(page.pagelets),
+        dup_signature=page.dup_signature,
+        links=page.links,
+        pagelets=page.pagelets,
+    )

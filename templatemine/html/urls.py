@@ -1,0 +1,167 @@
+"""URL normalisation, link resolution, page keys, host and site.
+
+A crawler sees one URL per page; links written by authors use many spellings of
+it. Links between pages only join (LINKS.dst_page_key = PAGES.page_key) if both
+sides are normalised the same way, so every URL goes through `normalize_url`.
+
+What is normalised (and why):
+- scheme and host lower-cased, trailing dot of the host dropped (DNS-equal);
+- default port dropped (`:80` for http, `:443` for https);
+- fragment dropped (same document);
+- empty path becomes `/`; dot segments removed (RFC 3986 5.2.4);
+- a final `index.html` / `index.htm` segment is dropped, so `/dir/index.html`
+  and `/dir/` are one page, as a crawler that fetched `/dir/` sees it (static
+  site generators link the file, servers answer the directory);
+- spaces and other bytes invalid in URLs are percent-encoded (as warcio does for
+  WARC-Target-URI).
+The query string is kept as is: parameter order can change what a server returns.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from functools import lru_cache
+from urllib.parse import quote, urljoin, urlsplit, urlunsplit
+
+from templatemine.ids import hash64
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+_INDEX_FILES = ("index.html", "index.htm")
+# characters allowed unescaped in a URL (RFC 3986 reserved + unreserved + '%')
+_SAFE = "!#$%&'()*+,/:;=?@[]~-._"
+_WS = re.compile(r"[\t\n\r]")
+
+
+def _remove_dot_segments(path: str) -> str:
+    if "." not in path:
+        return path
+    out: list[str] = []
+    segments = path.split("/")
+    for i, seg in enumerate(segments):
+        if seg == "..":
+            if len(out) > 1:
+                out.pop()
+            if i == len(segments) - 1:
+                out.append("")
+        elif seg == ".":
+            if i == len(segments) - 1:
+                out.append("")
+        else:
+            out.append(seg)
+    result = "/".join(out)
+    return result if result.startswith("/") else "/" + result
+
+
+def normalize_url(url: str, strip_index: bool = True) -> str | None:
+    """Normalised absolute http(s) URL, or None if `url` is not one."""
+    if not url:
+        return None
+    url = _WS.sub("", url.strip())
+    try:
+        parts = urlsplit(url)
+        scheme = parts.scheme.lower()
+        if scheme not in _DEFAULT_PORTS:
+            return None
+        host = (parts.hostname or "").rstrip(".")
+        if not host or any(c in host for c in " <>\"{}|\\^`"):
+            return None
+        port = parts.port  # raises ValueError on a bad port
+    except ValueError:
+        return None
+    if ":" in host:  # IPv6 literal
+        host = f"[{host}]"
+    netloc = host if port in (None, _DEFAULT_PORTS[scheme]) else f"{host}:{port}"
+    if parts.username is not None:
+        userinfo = parts.username + (f":{parts.password}" if parts.password is not None else "")
+        netloc = f"{userinfo}@{netloc}"
+    path = _remove_dot_segments(quote(parts.path, safe=_SAFE)) or "/"
+    if strip_index:
+        head, _, last = path.rpartition("/")
+        if last.lower() in _INDEX_FILES:
+            path = head + "/"
+    query = quote(parts.query, safe=_SAFE)
+    return urlunsplit((scheme, netloc, path, query, ""))
+
+
+def resolve_link(base_url: str, href: str, strip_index: bool = True) -> str | None:
+    """Absolute normalised URL of `href` written on a page whose base is `base_url`."""
+    href = href.strip()
+    if not href or href.startswith("#"):
+        return None
+    lowered = href[:11].lower()
+    if lowered.startswith(("javascript:", "mailto:", "tel:", "data:")):
+        return None
+    try:
+        absolute = urljoin(base_url, href)
+    except ValueError:
+        return None
+    return normalize_url(absolute, strip_index)
+
+
+def page_key(normalized_url: str) -> int:
+    """The page's id: 64-bit hash of its normalised URL (see `templatemine.ids`)."""
+    return hash64(normalized_url)
+
+
+def url_host(normalized_url: str) -> str:
+    return urlsplit(normalized_url).hostname or ""
+
+
+@lru_cache(maxsize=1)
+def _psl():
+    # publicsuffixlist bundles the list in its wheel; constructing it reads that
+    # file and never goes to the network.
+    from publicsuffixlist import PublicSuffixList
+
+    return PublicSuffixList()
+
+
+@lru_cache(maxsize=65536)
+def registered_domain(host: str) -> str:
+    """The site of a host: its registered domain under the Public Suffix List
+    (private suffixes included, so `alice.github.io` is a site of its own).
+    IP addresses, single-label hosts and bare suffixes are their own site."""
+    host = host.strip("[]").lower()
+    try:
+        ipaddress.ip_address(host)
+        return host
+    except ValueError:
+        pass
+    return _psl().privatesuffix(host) or host
+
+
+class LinkResolver:
+    """`resolve_link` + page key + site, memoised per worker.
+
+    Template links repeat on every page of a site, so most resolutions are cache
+    hits. A relative reference resolves the same against every base in the same
+    directory, so the key is (base directory, href) except for references that
+    depend on the whole base (empty, query-only). Memory is bounded by
+    `max_entries` (the cache is dropped when full)."""
+
+    def __init__(self, strip_index: bool = True, max_entries: int = 200_000):
+        self.strip_index = strip_index
+        self.max_entries = max_entries
+        self._cache: dict[tuple[str, str], tuple[str, int, str] | None] = {}
+
+    def resolve(self, base: str, base_dir: str, href: str) -> tuple[str, int, str] | None:
+        """(normalised URL, page_key, site) of `href` on a page with base URL
+        `base` (`base_dir`: `base_directory(base)`), or None if not http(s)."""
+        href = href.strip()
+        key = (base, href) if not href or href[0] in "?#" else (base_dir, href)
+        hit = self._cache.get(key, False)
+        if hit is not False:
+            return hit
+        url = resolve_link(base, href, self.strip_index)
+        value = None if url is None else (url, page_key(url), registered_domain(url_host(url)))
+        if len(self._cache) >= self.max_entries:
+            self._cache.clear()
+        self._cache[key] = value
+        return value
+
+
+def base_directory(base: str) -> str:
+    """`base` up to the last '/' of its path (what relative references resolve against)."""
+    parts = urlsplit(base)
+    return f"{parts.scheme}://{parts.netloc}{parts.path[: parts.path.rfind('/') + 1]}"

@@ -1,0 +1,105 @@
+"""Every table's name, columns and Spark schema, in one place.
+
+PAGES, LINKS and PAGELETS are the relations of Bar-Yossef & Rajagopalan,
+section 3.2 ("the algorithms assume the pages, links, and pagelets in G are
+stored as ... database tables"); RECORDS accounts for every input record.
+Keep names and columns stable: later stages and users' jobs read them.
+"""
+
+from __future__ import annotations
+
+from pyspark.sql.types import (
+    ArrayType,
+    BooleanType,
+    IntegerType,
+    LongType,
+    StringType,
+    StructField,
+    StructType,
+    TimestampType,
+)
+
+RECORDS = "records"
+PAGES = "pages"
+LINKS = "links"
+PAGELETS = "pagelets"
+EXTRACT_TABLES = (RECORDS, PAGES, LINKS, PAGELETS)
+
+
+def _struct(*fields: tuple) -> StructType:
+    return StructType([StructField(name, dtype, nullable) for name, dtype, nullable in fields])
+
+
+# one row per link, nested in a capture (src_page_key is the capture's page_key)
+LINK_FIELDS = _struct(
+    ("link_ordinal", IntegerType(), False),  # position among the page's http(s) links
+    ("dst_page_key", LongType(), False),
+    ("dst_url", StringType(), False),
+    ("anchor_text", StringType(), False),
+    ("pagelet_ordinal", IntegerType(), False),  # the pagelet the link sits in (-1: none)
+    ("same_site", BooleanType(), False),
+)
+
+# one row per pagelet, nested in a capture
+PAGELET_FIELDS = _struct(
+    ("ordinal", IntegerType(), False),  # document order within the page
+    ("dom_path", StringType(), False),  # XPath-like: /html/body/div[2]/ul[1]
+    ("dom_label", StringType(), False),  # tag#id.class of the element, "#text" for a text run
+    ("text", StringType(), False),
+    ("n_tokens", IntegerType(), False),
+    ("n_links", IntegerType(), False),  # <a href>/<area href> inside, any scheme
+    ("shingle", LongType(), False),  # 64-bit MinHash super-shingle (html/shingles.py)
+)
+
+_RECORD_COLUMNS = (
+    ("warc_file", StringType(), False),
+    ("warc_offset", LongType(), False),
+    ("record_type", StringType(), True),
+    ("target_uri", StringType(), True),
+    ("outcome", StringType(), False),  # "page" or why not (html/record.py OUTCOMES)
+    ("detail", StringType(), True),
+)
+
+_PAGE_COLUMNS = (
+    ("page_key", LongType(), True),  # 64-bit hash of the normalised URL
+    ("url", StringType(), True),  # normalised
+    ("host", StringType(), True),
+    ("site", StringType(), True),  # registered domain (Public Suffix List)
+    ("fetch_time", TimestampType(), True),
+    ("http_status", IntegerType(), True),
+    ("content_type", StringType(), True),
+    ("charset", StringType(), True),
+    ("charset_source", StringType(), True),  # bom | header | meta | utf-8 | detected
+    ("title", StringType(), True),
+    ("text_length", IntegerType(), True),
+    ("n_links", IntegerType(), True),
+    ("n_pagelets", IntegerType(), True),
+    ("dup_signature", LongType(), True),  # Broder-style page shingle, for near-duplicates
+)
+
+# What the per-file Python task emits: one row per input record, with the
+# page's links and pagelets nested (parsed once, exploded by Spark).
+CAPTURES_SCHEMA = _struct(
+    *_RECORD_COLUMNS,
+    *_PAGE_COLUMNS,
+    ("links", ArrayType(LINK_FIELDS, containsNull=False), True),
+    ("pagelets", ArrayType(PAGELET_FIELDS, containsNull=False), True),
+)
+
+RECORDS_SCHEMA = _struct(*_RECORD_COLUMNS[:4], ("page_key", LongType(), True), *_RECORD_COLUMNS[4:])
+
+PAGES_SCHEMA = _struct(
+    ("page_key", LongType(), False),
+    *_PAGE_COLUMNS[1:4],
+    _PAGE_COLUMNS[4],
+    ("warc_file", StringType(), False),
+    ("warc_offset", LongType(), False),
+    *_PAGE_COLUMNS[5:],
+    ("dup_of", LongType(), True),  # page_key of the page this one duplicates (null: none)
+)
+
+LINKS_SCHEMA = _struct(("src_page_key", LongType(), False), *[(f.name, f.dataType, f.nullable) for f in LINK_FIELDS])
+
+PAGELETS_SCHEMA = _struct(("page_key", LongType(), False), *[(f.name, f.dataType, f.nullable) for f in PAGELET_FIELDS])
+
+TABLE_SCHEMAS = {RECORDS: RECORDS_SCHEMA, PAGES: PAGES_SCHEMA, LINKS: LINKS_SCHEMA, PAGELETS: PAGELETS_SCHEMA}

@@ -1,0 +1,75 @@
+"""The Spark session: local mode by default, spark-submit's when there is one.
+
+The GraphFrames JVM jars are taken from the folder scripts/bootstrap fills
+(`.cache/jars`) or from $TEMPLATEMINE_JARS, so a run needs no network; under
+spark-submit, pass them with `--packages` instead.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import sys
+
+from pyspark.sql import SparkSession
+
+# What every templatemine session needs, whatever the cluster.
+REQUIRED_CONF = {
+    "spark.sql.session.timeZone": "UTC",  # WARC dates are UTC; Arrow timestamps travel as UTC
+}
+GRAPHFRAMES_VERSION = "0.12.3"
+GRAPHFRAMES_PACKAGES = (
+    f"io.graphframes:graphframes-spark4_2.13:{GRAPHFRAMES_VERSION}",
+    f"io.graphframes:graphframes-graphx-spark4_2.13:{GRAPHFRAMES_VERSION}",
+)
+
+
+def repo_root() -> str:
+    return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def jars_dir() -> str:
+    return os.environ.get("TEMPLATEMINE_JARS") or os.path.join(repo_root(), ".cache", "jars")
+
+
+def local_jars() -> list[str]:
+    return sorted(glob.glob(os.path.join(jars_dir(), "*.jar")))
+
+
+def under_spark_submit() -> bool:
+    """True when spark-submit launched this driver (it owns master and jars)."""
+    return "PYSPARK_GATEWAY_PORT" in os.environ
+
+
+def get_session(app_name: str = "templatemine", master: str | None = None, conf: dict | None = None) -> SparkSession:
+    builder = SparkSession.builder.appName(app_name)
+    if master:
+        builder = builder.master(master)
+    elif not under_spark_submit():
+        builder = builder.master("local[*]")
+    if not under_spark_submit():
+        # Python workers started by this driver must use this interpreter (the
+        # virtualenv with selectolax, warcio...), not whatever `python3` is first
+        # on PATH; a cluster ships its own (see conf/ and scripts/).
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    settings = {**(conf or {}), **REQUIRED_CONF}
+    jars = local_jars()
+    if jars and not under_spark_submit() and "spark.jars.packages" not in settings:
+        existing = settings.get("spark.jars", "")
+        settings["spark.jars"] = ",".join(filter(None, [existing, *jars]))
+    for key, value in settings.items():
+        builder = builder.config(key, value)
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel(os.environ.get("TEMPLATEMINE_SPARK_LOG_LEVEL", "WARN"))
+    return spark
+
+
+def graphframes_available(spark: SparkSession) -> bool:
+    """True if the GraphFrames JVM classes can be loaded by this session."""
+    try:
+        spark.sparkContext._jvm.java.lang.Class.forName(
+            "org.graphframes.GraphFrame", True, spark.sparkContext._jvm.Thread.currentThread().getContextClassLoader()
+        )
+        return True
+    except Exception:
+        return False

@@ -1,0 +1,309 @@
+"""Spark stage: WARC files -> RECORDS, PAGES, LINKS, PAGELETS (Parquet).
+
+Section 3.2 of Bar-Yossef & Rajagopalan: the tables are built "by streaming
+through the pages in the dataset, and parsing their HTML text to extract their
+links and pagelets", constant time per page. Here:
+
+1. `read_captures`: one Spark task per WARC file (largest first). Each task
+   streams its file (templatemine/warc/reader.py), parses every HTML page once
+   (templatemine/html/), and hands Spark Arrow batches of `batch_records`
+   records through `mapInArrow`, so a task's memory is bounded by one batch
+   whatever the file size. One row per input record, links and pagelets nested.
+2. The captures are staged as Parquet (the expensive Python work runs once),
+   then `newest_captures` keeps the newest capture of each URL,
+   `mark_duplicates` points near-duplicate pages at one representative
+   (`dup_of`, step 1 of the local algorithm, Fig. 4), and the tables are
+   selected and exploded from the staged captures with built-in functions.
+3. Counts in the manifest are computed from the written tables.
+"""
+
+from __future__ import annotations
+
+import logging
+import platform
+import time
+from dataclasses import asdict
+from functools import partial
+from importlib.metadata import PackageNotFoundError, version
+from typing import Callable, Iterator
+
+from pyspark.sql import DataFrame, SparkSession, Window
+from pyspark.sql import functions as F
+
+from templatemine import schema as S
+from templatemine.config import ExtractConfig
+from templatemine.html.record import OUTCOMES, PAGE, Capture, extract_capture
+from templatemine.tables.output import RunOutput, new_run_id
+from templatemine.warc.inputs import InputFile, open_input
+from templatemine.warc.reader import RawRecord, iter_records
+
+log = logging.getLogger(__name__)
+MANIFEST = "manifest.json"
+
+
+# ---------------------------------------------------------------- Python tasks
+class _CaptureBatch:
+    """Columnar accumulation of captures into one Arrow RecordBatch."""
+
+    def __init__(self, arrow_schema):
+        import pyarrow as pa
+
+        self.pa = pa
+        self.schema = arrow_schema
+        self.top = [f.name for f in arrow_schema if f.name not in ("links", "pagelets")]
+        self.link_fields = list(S.LINK_FIELDS.names)
+        self.pagelet_fields = list(S.PAGELET_FIELDS.names)
+        self.reset()
+
+    def reset(self):
+        self.columns = {name: [] for name in self.top}
+        self.links = [[] for _ in self.link_fields]
+        self.pagelets = [[] for _ in self.pagelet_fields]
+        self.link_offsets = [0]
+        self.pagelet_offsets = [0]
+        self.size = 0
+
+    def add(self, c: Capture) -> None:
+        raw = c.raw
+        values = {
+            "warc_file": raw.warc_file, "warc_offset": raw.offset, "record_type": raw.record_type,
+            "target_uri": raw.target_uri, "outcome": c.outcome, "detail": c.detail or None,
+            "page_key": c.page_key, "url": c.url, "host": c.host, "site": c.site, "fetch_time": c.fetch_time,
+            "http_status": raw.http_status, "content_type": raw.content_type, "charset": c.charset,
+            "charset_source": c.charset_source, "title": c.title, "text_length": c.text_length,
+            "n_links": c.n_links, "n_pagelets": c.n_pagelets, "dup_signature": c.dup_signature,
+        }
+        for name in self.top:
+            self.columns[name].append(values[name])
+        for rows, cols, offsets in ((c.links, self.links, self.link_offsets),
+                                    (c.pagelets, self.pagelets, self.pagelet_offsets)):
+            if rows:
+                for col, values_ in zip(cols, zip(*rows)):
+                    col.extend(values_)
+            offsets.append(offsets[-1] + len(rows))
+        self.size += 1
+
+    def _nested(self, name, cols, offsets):
+        pa = self.pa
+        list_type = self.schema.field(name).type
+        struct_type = list_type.value_type
+        children = [pa.array(col, type=struct_type.field(i).type) for i, col in enumerate(cols)]
+        values = pa.StructArray.from_arrays(children, fields=list(struct_type))
+        return pa.ListArray.from_arrays(pa.array(offsets, type=pa.int32()), values, type=list_type)
+
+    def flush(self):
+        pa = self.pa
+        arrays = []
+        for field in self.schema:
+            if field.name == "links":
+                arrays.append(self._nested("links", self.links, self.link_offsets))
+            elif field.name == "pagelets":
+                arrays.append(self._nested("pagelets", self.pagelets, self.pagelet_offsets))
+            else:
+                arrays.append(pa.array(self.columns[field.name], type=field.type))
+        batch = pa.RecordBatch.from_arrays(arrays, schema=self.schema)
+        self.reset()
+        return batch
+
+
+def captures_of_files(paths: Iterator[str], config: ExtractConfig) -> Iterator[Capture]:
+    """Pure per-file loop (no Spark): every record of every file, as captures."""
+    from templatemine.html.page import PageParser
+
+    parser = PageParser(config.page_config())
+    for path in paths:
+        try:
+            fh = open_input(path)
+        except OSError as exc:  # vanished or unreadable since the driver checked it
+            raw = RawRecord(path, 0, None, outcome="malformed", detail=f"cannot open file: {exc}")
+            yield Capture(raw, raw.outcome, raw.detail)
+            continue
+        with fh:
+            for raw in iter_records(path, fh, config.max_payload_bytes):
+                if config.fail_fast and raw.outcome == "malformed":
+                    raise RuntimeError(f"malformed record in {path} at offset {raw.offset}: {raw.detail} (--fail-fast)")
+                yield extract_capture(raw, parser)
+
+
+def _captures_task(batches, config: ExtractConfig):
+    """mapInArrow function: WARC paths in, capture batches out."""
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    builder = _CaptureBatch(to_arrow_schema(S.CAPTURES_SCHEMA, timestamp_utc=True))
+    paths = (p for batch in batches for p in batch.column(0).to_pylist())
+    for capture in captures_of_files(paths, config):
+        builder.add(capture)
+        if builder.size >= config.batch_records:
+            yield builder.flush()
+    if builder.size:
+        yield builder.flush()
+
+
+# ---------------------------------------------------------------- DataFrames
+def read_captures(spark: SparkSession, files: list[InputFile], config: ExtractConfig) -> DataFrame:
+    """One row per input record; one task per WARC file, largest files first."""
+    paths = [f.path for f in sorted(files, key=lambda f: -f.size)]
+    rdd = spark.sparkContext.parallelize([(p,) for p in paths], numSlices=max(1, len(paths)))
+    return spark.createDataFrame(rdd, "path string").mapInArrow(
+        partial(_captures_task, config=config), S.CAPTURES_SCHEMA
+    )
+
+
+def newest_captures(captures: DataFrame) -> DataFrame:
+    """Mark older captures of a URL `superseded`: the newest capture wins
+    (ties broken by file and offset, so the choice is deterministic)."""
+    newest_first = Window.partitionBy("page_key").orderBy(
+        F.col("fetch_time").desc_nulls_last(), F.col("warc_file").desc(), F.col("warc_offset").desc()
+    )
+    rank = F.when(F.col("outcome") == PAGE, F.row_number().over(newest_first))
+    return captures.withColumn(
+        "outcome", F.when(rank > 1, F.lit("superseded")).otherwise(F.col("outcome"))
+    ).withColumn("detail", F.when(rank > 1, F.lit("a newer capture of the URL was kept")).otherwise(F.col("detail")))
+
+
+def records_table(captures: DataFrame) -> DataFrame:
+    return captures.select(*S.RECORDS_SCHEMA.names)
+
+
+def mark_duplicates(pages: DataFrame) -> DataFrame:
+    """`dup_of`: pages whose Broder signature equals another page's point at
+    the representative of their group, the page with the smallest URL."""
+    group = Window.partitionBy("dup_signature").orderBy("url")
+    representative = F.first("page_key").over(group)
+    return pages.withColumn(
+        "dup_of",
+        F.when(F.col("dup_signature").isNotNull() & (representative != F.col("page_key")), representative),
+    )
+
+
+def pages_table(captures: DataFrame) -> DataFrame:
+    pages = captures.where(F.col("outcome") == PAGE).select(*[c for c in S.PAGES_SCHEMA.names if c != "dup_of"])
+    return mark_duplicates(pages).select(*S.PAGES_SCHEMA.names)
+
+
+def links_table(captures: DataFrame) -> DataFrame:
+    return captures.where(F.col("outcome") == PAGE).select(
+        F.col("page_key").alias("src_page_key"), F.inline("links")
+    ).select(*S.LINKS_SCHEMA.names)
+
+
+def pagelets_table(captures: DataFrame) -> DataFrame:
+    return captures.where(F.col("outcome") == PAGE).select("page_key", F.inline("pagelets")).select(
+        *S.PAGELETS_SCHEMA.names
+    )
+
+
+# ---------------------------------------------------------------- the stage
+def _versions() -> dict:
+    out = {"python": platform.python_version()}
+    for dist in ("templatemine", "pyspark", "graphframes-py", "warcio", "selectolax", "datasketch", "pyarrow",
+                 "publicsuffixlist", "charset-normalizer"):
+        try:
+            out[dist] = version(dist)
+        except PackageNotFoundError:
+            out[dist] = None
+    return out
+
+
+def run_extract(
+    spark: SparkSession,
+    files: list[InputFile],
+    out: str,
+    config: ExtractConfig,
+    progress: Callable[[str], None] = print,
+) -> dict:
+    """Extract the tables into OUT (atomically) and return the manifest."""
+    run_id = new_run_id()
+    output = RunOutput(spark, out, run_id)
+    timings: dict[str, float] = {}
+    started = time.time()
+    total_bytes = sum(max(f.size, 0) for f in files)
+    progress(f"extract: {len(files)} WARC/ARC file(s), {total_bytes / 1e6:.1f} MB -> {out} (run {run_id})")
+
+    t = time.time()
+    progress(f"[1/3] reading records and parsing pages ({len(files)} task(s))")
+    read_captures(spark, files, config).write.mode("overwrite").parquet(output.staged("captures"))
+    timings["read_parse_s"] = round(time.time() - t, 3)
+
+    t = time.time()
+    progress("[2/3] writing tables: newest capture per URL, duplicates, links, pagelets")
+    captures = newest_captures(spark.read.schema(S.CAPTURES_SCHEMA).parquet(output.staged("captures")))
+    records_table(captures).write.mode("overwrite").parquet(output.staged(S.RECORDS))
+    # the nested captures are not shuffled: only the (usually few) superseded
+    # records are, and anti-joined away
+    superseded = spark.read.parquet(output.staged(S.RECORDS)).where(F.col("outcome") == "superseded").select(
+        "warc_file", "warc_offset")
+    winners = spark.read.schema(S.CAPTURES_SCHEMA).parquet(output.staged("captures")).join(
+        superseded, ["warc_file", "warc_offset"], "left_anti")
+    pages_table(winners).write.mode("overwrite").parquet(output.staged(S.PAGES))
+    links_table(winners).write.mode("overwrite").parquet(output.staged(S.LINKS))
+    pagelets_table(winners).write.mode("overwrite").parquet(output.staged(S.PAGELETS))
+    timings["tables_s"] = round(time.time() - t, 3)
+
+    t = time.time()
+    progress("[3/3] counting what was written")
+    counts = table_counts(spark, {name: output.staged(name) for name in S.EXTRACT_TABLES})
+    timings["counts_s"] = round(time.time() - t, 3)
+    timings["total_s"] = round(time.time() - started, 3)
+
+    manifest = {
+        "stage": "extract",
+        "run_id": run_id,
+        "started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
+        "out": out,
+        "inputs": [{"path": f.path, "bytes": f.size} for f in files],
+        "config": asdict(config),
+        "spark": {
+            "version": spark.version,
+            "master": spark.sparkContext.master,
+            "default_parallelism": spark.sparkContext.defaultParallelism,
+        },
+        "versions": _versions(),
+        "timings": timings,
+        **counts,
+        "tables": {name: {"path": output.final(name), "rows": counts["rows"][name]} for name in S.EXTRACT_TABLES},
+    }
+    output.commit(list(S.EXTRACT_TABLES), MANIFEST, manifest)
+    return manifest
+
+
+def table_counts(spark: SparkSession, paths: dict[str, str], sample: int = 20) -> dict:
+    """Counts for the manifest, from the written tables (never accumulators)."""
+    records = spark.read.parquet(paths[S.RECORDS])
+    by_outcome = {r["outcome"]: r["n"] for r in records.groupBy("outcome").agg(F.count("*").alias("n")).collect()}
+    read = sum(by_outcome.values())
+    rows = {name: spark.read.parquet(path).count() for name, path in paths.items()}
+    links = spark.read.parquet(paths[S.LINKS])
+    pages = spark.read.parquet(paths[S.PAGES])
+    internal = links.where("same_site")
+    resolved = internal.join(pages.select(F.col("page_key").alias("dst_page_key")), "dst_page_key", "left_semi")
+    n_internal, n_resolved = internal.count(), resolved.count()
+    malformed = (
+        records.where(F.col("outcome") == "malformed")
+        .orderBy("warc_file", "warc_offset")
+        .select("warc_file", "warc_offset", "detail")
+        .limit(sample)
+        .collect()
+    )
+    charsets = {r["charset_source"]: r["n"] for r in
+                pages.groupBy("charset_source").agg(F.count("*").alias("n")).collect()}
+    return {
+        "records": {
+            "read": read,
+            "by_outcome": {k: by_outcome.get(k, 0) for k in OUTCOMES if by_outcome.get(k, 0)},
+            "accounted": read == sum(by_outcome.get(k, 0) for k in OUTCOMES) and set(by_outcome) <= set(OUTCOMES),
+        },
+        "rows": rows,
+        "links": {
+            "internal": n_internal,
+            "internal_resolved": n_resolved,
+            "internal_resolved_share": round(n_resolved / n_internal, 4) if n_internal else None,
+        },
+        "pages": {
+            "with_dup_of": pages.where(F.col("dup_of").isNotNull()).count(),
+            "charset_source": charsets,
+        },
+        "malformed_sample": [
+            {"warc_file": r["warc_file"], "warc_offset": r["warc_offset"], "detail": r["detail"]} for r in malformed
+        ],
+    }

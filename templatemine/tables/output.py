@@ -1,0 +1,86 @@
+"""Run-scoped, atomically committed outputs.
+
+A stage writes each table into OUT/_staging/<run_id>/<table>; only when every
+table is written (and its counts computed from what was written) are they moved
+into OUT/<table>, replacing the previous run's, and the manifest is written
+last. Readers that wait for the manifest never see a half-written run; a
+re-run replaces its output instead of appending to it.
+
+Moves go through Hadoop's FileSystem API of the session, so the same code
+commits to local disk, HDFS (atomic rename) and S3A (copy, not atomic: a
+reader must go by the manifest there).
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from datetime import datetime, timezone
+
+from pyspark.sql import SparkSession
+
+
+def new_run_id() -> str:
+    return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ") + "-" + uuid.uuid4().hex[:8]
+
+
+class RunOutput:
+    def __init__(self, spark: SparkSession, out: str, run_id: str):
+        self.spark = spark
+        self.out = out.rstrip("/")
+        self.run_id = run_id
+        self.staging = f"{self.out}/_staging/{run_id}"
+        jvm = spark.sparkContext._jvm
+        self._Path = jvm.org.apache.hadoop.fs.Path
+        self._fs = self._Path(self.out).getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())
+
+    def staged(self, name: str) -> str:
+        return f"{self.staging}/{name}"
+
+    def final(self, name: str) -> str:
+        return f"{self.out}/{name}"
+
+    def write_text(self, path: str, text: str) -> None:
+        stream = self._fs.create(self._Path(path), True)
+        try:
+            stream.write(bytearray(text.encode("utf-8")))
+        finally:
+            stream.close()
+
+    def read_text(self, path: str) -> str | None:
+        p = self._Path(path)
+        if not self._fs.exists(p):
+            return None
+        stream = self._fs.open(p)
+        reader = self.spark.sparkContext._jvm.java.io.BufferedReader(
+            self.spark.sparkContext._jvm.java.io.InputStreamReader(stream, "UTF-8"))
+        lines = []
+        line = reader.readLine()
+        while line is not None:
+            lines.append(line)
+            line = reader.readLine()
+        reader.close()
+        return "\n".join(lines)
+
+    def commit(self, tables: list[str], manifest_name: str, manifest: dict) -> None:
+        """Move staged tables into OUT (replacing), then write the manifest."""
+        fs, Path = self._fs, self._Path
+        manifest_path = Path(self.final(manifest_name))
+        if fs.exists(manifest_path):  # the old manifest no longer describes OUT
+            fs.delete(manifest_path, False)
+        for name in tables:
+            target = Path(self.final(name))
+            if fs.exists(target):
+                fs.delete(target, True)
+            if not fs.rename(Path(self.staged(name)), target):
+                raise OSError(f"could not move {self.staged(name)} to {self.final(name)}")
+        self.write_text(self.final(manifest_name) + ".tmp", json.dumps(manifest, indent=2, sort_keys=False))
+        fs.rename(Path(self.final(manifest_name) + ".tmp"), manifest_path)
+        self.cleanup()
+
+    def cleanup(self) -> None:
+        fs, Path = self._fs, self._Path
+        fs.delete(Path(self.staging), True)
+        parent = Path(f"{self.out}/_staging")
+        if fs.exists(parent) and len(fs.listStatus(parent)) == 0:
+            fs.delete(parent, True)

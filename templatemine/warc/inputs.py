@@ -1,0 +1,153 @@
+"""Turn command-line INPUTs into the list of WARC/ARC files to read.
+
+An INPUT is a WARC/ARC file, a directory (its `*.warc`, `*.warc.gz`, `*.arc`,
+`*.arc.gz` files, recursively), a glob (local paths), or a *manifest*: a text
+file with one path per line (blank lines and `#` comments ignored), as
+cc-pyspark takes. Paths may be local, `file://`, `hdfs://`, `s3a://` (also
+`s3://`, `s3n://`). Whether a local file is an archive or a manifest is decided
+by its content, not its name: a WARC given where a manifest was expected (the
+top complaint of cc-pyspark users) just works.
+
+Everything is checked before Spark starts: a missing or unreadable path is an
+`InputError` naming it.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+from dataclasses import dataclass
+from typing import BinaryIO
+from urllib.parse import urlsplit
+
+ARCHIVE_SUFFIXES = (".warc", ".warc.gz", ".arc", ".arc.gz")
+REMOTE_SCHEMES = ("hdfs", "s3a", "s3", "s3n", "gs", "abfs", "abfss")
+
+
+class InputError(ValueError):
+    """A bad INPUT: missing, unreadable, or not an archive or manifest."""
+
+
+@dataclass(frozen=True)
+class InputFile:
+    path: str  # as given (local path or URI)
+    size: int  # bytes, -1 when unknown
+
+
+def is_remote(path: str) -> bool:
+    return urlsplit(path).scheme.lower() in REMOTE_SCHEMES
+
+
+def local_path(path: str) -> str:
+    return path[len("file://"):] if path.startswith("file://") else path
+
+
+def sniff_archive(head: bytes) -> bool:
+    """True for the first bytes of a WARC or ARC file (gzipped or not)."""
+    return head.startswith((b"\x1f\x8b", b"WARC/", b"filedesc://")) or head[:4] in (b"http", b"dns:")
+
+
+def open_input(path: str) -> BinaryIO:
+    """A seekable binary stream of a local or remote file.
+
+    Remote files go through pyarrow's file systems (S3 natively, HDFS through
+    libhdfs from the executors' Hadoop install), opened for random access, so a
+    task streams its file and can seek to resynchronise after damage."""
+    if not is_remote(path):
+        return open(local_path(path), "rb")
+    from pyarrow import fs
+
+    scheme = urlsplit(path).scheme.lower()
+    uri = "s3" + path[len(scheme):] if scheme in ("s3a", "s3n") else path
+    filesystem, inner = fs.FileSystem.from_uri(uri)
+    return filesystem.open_input_file(inner)
+
+
+def _remote_listing(path: str) -> list[InputFile]:
+    from pyarrow import fs
+
+    scheme = urlsplit(path).scheme.lower()
+    uri = "s3" + path[len(scheme):] if scheme in ("s3a", "s3n") else path
+    try:
+        filesystem, inner = fs.FileSystem.from_uri(uri)
+        info = filesystem.get_file_info(inner)
+    except Exception as exc:
+        raise InputError(f"cannot reach {path}: {exc}") from exc
+    if info.type == fs.FileType.NotFound:
+        raise InputError(f"input not found: {path}")
+    if info.type == fs.FileType.File:
+        return [InputFile(path, info.size)]
+    prefix = path.rstrip("/")
+    found = filesystem.get_file_info(fs.FileSelector(inner, recursive=True))
+    return sorted(
+        (InputFile(f"{prefix}/{f.path[len(inner.rstrip('/')) + 1:]}", f.size) for f in found
+         if f.type == fs.FileType.File and f.path.endswith(ARCHIVE_SUFFIXES)),
+        key=lambda f: f.path,
+    )
+
+
+def _local(path: str, manifest_depth: int) -> list[InputFile]:
+    plain = local_path(path)
+    if any(ch in plain for ch in "*?[") and not os.path.exists(plain):
+        matches = sorted(glob.glob(plain, recursive=True))
+        if not matches:
+            raise InputError(f"no file matches {path}")
+        return [f for m in matches for f in _local(m, manifest_depth)]
+    if not os.path.exists(plain):
+        raise InputError(f"input not found: {path}")
+    if os.path.isdir(plain):
+        files = []
+        for dirpath, _, names in os.walk(plain):
+            files.extend(os.path.join(dirpath, n) for n in names if n.endswith(ARCHIVE_SUFFIXES))
+        if not files:
+            raise InputError(f"no .warc/.warc.gz/.arc/.arc.gz files under {path}")
+        return [InputFile(f, os.path.getsize(f)) for f in sorted(files)]
+    try:
+        with open(plain, "rb") as fh:
+            head = fh.read(16)
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror}") from exc
+    if sniff_archive(head):
+        return [InputFile(path, os.path.getsize(plain))]
+    if manifest_depth > 0:
+        raise InputError(f"{path} (listed in a manifest) is not a WARC/ARC file")
+    return read_manifest(plain)
+
+
+def read_manifest(path: str) -> list[InputFile]:
+    """The files listed in a manifest; relative local paths are relative to it."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            lines = fh.read().splitlines()
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path} is neither a WARC/ARC file nor a text manifest") from exc
+    here = os.path.dirname(os.path.abspath(path))
+    files: list[InputFile] = []
+    for number, line in enumerate(lines, 1):
+        entry = line.strip()
+        if not entry or entry.startswith("#"):
+            continue
+        if not is_remote(entry) and not os.path.isabs(local_path(entry)) and "://" not in entry:
+            entry = os.path.join(here, entry)
+        try:
+            files.extend(_remote_listing(entry) if is_remote(entry) else _local(entry, manifest_depth=1))
+        except InputError as exc:
+            raise InputError(f"{path}, line {number}: {exc}") from exc
+    if not files:
+        raise InputError(f"manifest {path} lists no files")
+    return files
+
+
+def expand_inputs(inputs: list[str]) -> list[InputFile]:
+    """All archive files named by `inputs`, each once, in the order given."""
+    if not inputs:
+        raise InputError("no INPUT given")
+    seen: set[str] = set()
+    out: list[InputFile] = []
+    for item in inputs:
+        for f in (_remote_listing(item) if is_remote(item) else _local(item, manifest_depth=0)):
+            key = f.path if is_remote(f.path) else os.path.abspath(local_path(f.path))
+            if key not in seen:
+                seen.add(key)
+                out.append(InputFile(f.path if is_remote(f.path) else key, f.size))
+    return out

@@ -1,0 +1,343 @@
+"""Stream the records of one WARC/ARC file, surviving the damage real crawls have.
+
+warcio parses the records; this module adds what a crawl-scale reader needs:
+- every record comes out as a `RawRecord` with its file and byte offset, the
+  payload read only for HTML candidates and never beyond `max_payload_bytes`
+  (memory per task is bounded whatever the file size);
+- a record that fails to parse is reported as `malformed` (file, offset, error)
+  and reading *resumes at the next record boundary* (the next gzip member that
+  inflates to a WARC/ARC header, or the next `WARC/` line in an uncompressed
+  file), so good records after a bad one are kept;
+- a file compressed as one gzip stream instead of one member per record (which
+  warcio refuses) is read sequentially from the decompressed stream; offsets of
+  its records are then positions in the decompressed stream.
+
+Nothing here imports pyspark: `iter_records` is the pure per-file function that
+the Spark stage calls inside `mapInArrow`.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import logging
+import zlib
+from dataclasses import dataclass
+from typing import BinaryIO, Iterator
+
+from warcio.archiveiterator import ArchiveIterator
+
+log = logging.getLogger(__name__)
+
+GZIP_MAGIC = b"\x1f\x8b\x08"
+HTML_TYPES = ("text/html", "application/xhtml+xml", "application/vnd.wap.xhtml+xml")
+# Content types that say nothing about the payload: decide by sniffing it.
+AMBIGUOUS_TYPES = ("", "text/plain", "application/octet-stream", "unknown/unknown", "application/unknown", "*/*")
+_SNIFF_MARKERS = (b"<!doctype html", b"<html", b"<head", b"<body", b"<title", b"<meta", b"<div", b"<p>", b"<a ", b"<table")
+_SCAN_BLOCK = 1 << 20
+
+
+class TruncatedRecord(ValueError):
+    """The record's block is shorter than its Content-Length says."""
+
+
+@dataclass
+class RawRecord:
+    """One record read from a WARC/ARC file; `outcome` is set when the reader
+    already knows the record is not a page (otherwise None: a candidate)."""
+
+    warc_file: str
+    offset: int
+    record_type: str | None
+    target_uri: str | None = None
+    warc_date: str | None = None
+    http_status: int | None = None
+    content_type: str | None = None
+    payload: bytes | None = None
+    outcome: str | None = None
+    detail: str = ""
+
+
+def sniff_html(head: bytes) -> bool:
+    """True if the first bytes of a payload look like HTML (WHATWG-style markers)."""
+    start = head[:1024].lstrip(b"\xef\xbb\xbf \t\r\n").lower()
+    return any(marker in start for marker in _SNIFF_MARKERS)
+
+
+def _media_type(content_type: str | None) -> str:
+    return (content_type or "").split(";", 1)[0].strip().lower()
+
+
+def _candidate(rec, path: str, offset: int, max_payload_bytes: int) -> RawRecord:
+    rec_type = rec.rec_type
+    headers = rec.rec_headers
+    raw = RawRecord(
+        path,
+        offset,
+        rec_type,
+        headers.get_header("WARC-Target-URI"),
+        headers.get_header("WARC-Date"),
+    )
+    if rec_type != "response":
+        raw.outcome = "non_response"
+        return raw
+    http = rec.http_headers
+    if http is None:
+        raw.outcome = "non_response"
+        raw.detail = "response record without HTTP headers"
+        return raw
+    try:
+        raw.http_status = int(http.get_statuscode() or 0)
+    except ValueError:
+        raw.http_status = 0
+    raw.content_type = http.get_header("Content-Type")
+    if not 200 <= raw.http_status < 300:
+        raw.outcome = "non_2xx"
+        return raw
+    media = _media_type(raw.content_type)
+    if media not in HTML_TYPES and media not in AMBIGUOUS_TYPES:
+        raw.outcome = "non_html"
+        raw.detail = media
+        return raw
+    payload = rec.content_stream().read(max_payload_bytes + 1)
+    if len(payload) > max_payload_bytes:
+        raw.outcome = "oversized"
+        raw.detail = f"payload over {max_payload_bytes} bytes"
+        return raw
+    missing = getattr(rec.raw_stream, "limit", 0)
+    if missing:  # the record ends before its Content-Length: truncated or split
+        raise TruncatedRecord(f"record ends {missing} bytes before its declared Content-Length")
+    if not payload.strip():
+        raw.outcome = "empty"
+        return raw
+    if not sniff_html(payload):
+        if media in AMBIGUOUS_TYPES or payload[:4] in (b"%PDF", b"\x89PNG", b"GIF8") or b"\x00" in payload[:512]:
+            raw.outcome = "non_html"
+            raw.detail = f"{media or 'no content type'}, payload does not sniff as HTML"
+            return raw
+    raw.payload = payload
+    return raw
+
+
+def _is_record_start(head: bytes) -> bool:
+    return head.startswith((b"WARC/", b"filedesc:", b"http://", b"https://", b"dns:", b"ftp://"))
+
+
+def find_next_record(fh: BinaryIO, start: int, gzipped: bool) -> int | None:
+    """Offset of the next plausible record start at or after `start`."""
+    fh.seek(start)
+    base = start
+    tail = b""
+    needle = GZIP_MAGIC if gzipped else b"\nWARC/"
+    while True:
+        block = fh.read(_SCAN_BLOCK)
+        if not block:
+            return None
+        data = tail + block
+        data_base = base - len(tail)
+        i = data.find(needle)
+        while i != -1:
+            pos = data_base + i + (0 if gzipped else 1)
+            if pos >= start and _plausible_at(fh, pos, gzipped):
+                return pos
+            i = data.find(needle, i + 1)
+        tail = data[-(len(needle) - 1):]
+        base += len(block)
+        fh.seek(base)
+
+
+def _plausible_at(fh: BinaryIO, pos: int, gzipped: bool) -> bool:
+    here = fh.tell()
+    try:
+        fh.seek(pos)
+        chunk = fh.read(4096)
+        if gzipped:
+            try:
+                chunk = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(chunk, 64)
+            except zlib.error:
+                return False
+        return _is_record_start(chunk)
+    finally:
+        fh.seek(here)
+
+
+class _Reading:
+    """Book-keeping of one file's reading: what has been reported."""
+
+    def __init__(self):
+        self.yielded = 0
+        self.last_offset = -1
+
+
+def _malformed(path: str, offset: int, rec_type: str | None, exc_or_text, note: str = "") -> RawRecord:
+    text = exc_or_text if isinstance(exc_or_text, str) else f"{type(exc_or_text).__name__}: {exc_or_text}"
+    detail = " ".join(text.split())[:500] + (f"; {note}" if note else "")
+    log.warning("malformed record in %s at offset %d: %s", path, offset, detail)
+    return RawRecord(path, offset, rec_type, outcome="malformed", detail=detail)
+
+
+_SPLIT = "record continues past its gzip member"
+
+
+def _records(path, it, state: _Reading, max_payload_bytes: int, base: int = 0, note: str = "", skip: int = 0,
+             members: bool = False):
+    """Yield the records of one ArchiveIterator run (after the first `skip`);
+    return None at a clean end or (offset, error) where the iterator failed.
+    With `members` (gzip read member by member), a truncated record is not
+    yielded but returned as (offset, _SPLIT): it may go on in the next member."""
+    try:
+        for rec in it:
+            if skip:
+                skip -= 1
+                continue
+            offset = base + it.offset
+            state.last_offset = offset
+            state.yielded += 1
+            try:
+                raw = _candidate(rec, path, offset, max_payload_bytes)
+                if note:
+                    raw.detail = f"{raw.detail}; {note}" if raw.detail else note
+            except TruncatedRecord as exc:
+                if members:
+                    state.yielded -= 1
+                    return offset, _SPLIT
+                raw = _malformed(path, offset, getattr(rec, "rec_type", None), exc, note)
+            except Exception as exc:  # damaged payload: bad chunking, truncated gzip...
+                raw = _malformed(path, offset, getattr(rec, "rec_type", None), exc, note)
+            yield raw
+        return None
+    except Exception as exc:
+        offset = it.offset if isinstance(it.offset, int) else 0
+        return base + offset, f"{type(exc).__name__}: {exc}"
+
+
+def iter_records(path: str, fh: BinaryIO, max_payload_bytes: int = 10 << 20) -> Iterator[RawRecord]:
+    """Every record of the WARC/ARC file open in `fh` (seekable), in order.
+
+    Never raises for bad data: damage becomes `malformed` records. Offsets are
+    byte offsets in the file (gzip member starts for .gz), except after a
+    fall-back to reading the decompressed stream, which the record's `detail`
+    says."""
+    gzipped = fh.read(3) == GZIP_MAGIC
+    state = _Reading()
+    pos = 0
+    while True:
+        fh.seek(pos)
+        it = ArchiveIterator(fh, arc2warc=True)
+        failure = yield from _records(path, it, state, max_payload_bytes, members=gzipped)
+        if failure is None:
+            return
+        bad, message = failure
+        if message == _SPLIT:
+            # members split mid-record ("wrong chunking"): decompress across them
+            log.warning("%s: %s at offset %d: reading on as one stream", path, _SPLIT, bad)
+            yield from _stream_mode(path, fh, bad, state, max_payload_bytes)
+            return
+        if "non-chunked gzip" in message:
+            # one gzip stream for the whole file: read it sequentially
+            log.warning("%s is one gzip stream, not one member per record: reading it sequentially", path)
+            yield from _stream_mode(path, fh, 0, state, max_payload_bytes, skip=state.yielded)
+            return
+        if bad != state.last_offset:  # not already reported as a damaged payload
+            yield _malformed(path, bad, None, message)
+            state.last_offset = bad
+        nxt = find_next_record(fh, max(bad, pos) + 1, gzipped)
+        if nxt is None and gzipped:
+            # no later gzip member starts a record: members split mid-record
+            # ("wrong chunking"); decompress on across member boundaries
+            yield from _stream_mode(path, fh, bad, state, max_payload_bytes, resync=True)
+            return
+        if nxt is None:
+            return
+        pos = nxt
+
+
+class _Prefixed(io.RawIOBase):
+    """A stream that first replays `prefix`, then continues with `stream`."""
+
+    def __init__(self, prefix: bytes, stream):
+        self._prefix = prefix
+        self._stream = stream
+
+    def readable(self):
+        return True
+
+    def readinto(self, buffer):
+        if self._prefix:
+            n = min(len(buffer), len(self._prefix))
+            buffer[:n] = self._prefix[:n]
+            self._prefix = self._prefix[n:]
+            return n
+        data = self._stream.read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
+
+
+def _skip_to_record(stream) -> tuple[io.BufferedReader | None, int]:
+    """Consume `stream` up to the next line that starts a WARC record; return a
+    stream positioned there and the number of bytes skipped (None at EOF)."""
+    skipped = 0
+    tail = b""
+    while True:
+        block = stream.read(1 << 16)
+        if not block:
+            return None, skipped
+        data = tail + block
+        i = data.find(b"WARC/")
+        while i != -1 and i > 0 and data[i - 1 : i] != b"\n":
+            i = data.find(b"WARC/", i + 1)
+        if i != -1:
+            return io.BufferedReader(_Prefixed(data[i:], stream), 1 << 16), skipped + i
+        keep = 4
+        skipped += len(data) - keep
+        tail = data[-keep:]
+
+
+def _discard(stream, n: int) -> None:
+    while n > 0:
+        block = stream.read(min(n, _SCAN_BLOCK))
+        if not block:
+            return
+        n -= len(block)
+
+
+def _stream_mode(path, fh, start: int, state: _Reading, max_payload_bytes: int, skip: int = 0, resync: bool = False):
+    """Read the gzip data from byte `start` on as one continuous decompressed
+    stream (gzip members concatenate); offsets are then positions in that
+    decompressed stream. After a failure, decompression restarts and the
+    search for the next record resumes one byte past the failed one."""
+    note = f"offset in the data decompressed from byte {start}" if start else "offset in the decompressed data"
+    expect_record = not resync and not skip  # a record is known to start at `start`
+    resume_at = 0
+    while True:
+        fh.seek(start)
+        gz = io.BufferedReader(gzip.GzipFile(fileobj=fh), _SCAN_BLOCK)
+        try:
+            _discard(gz, resume_at)
+            if resync:
+                stream, skipped = _skip_to_record(gz)
+            else:
+                stream, skipped = io.BufferedReader(_Prefixed(b"", gz), 1 << 16), 0
+        except Exception as exc:  # the compressed data itself is broken
+            yield _malformed(path, resume_at, None, exc, note)
+            return
+        if stream is None:
+            return
+        base = resume_at + skipped
+        it = ArchiveIterator(stream, arc2warc=True)
+        before = state.yielded
+        failure = yield from _records(path, it, state, max_payload_bytes, base=base, note=note, skip=skip)
+        skip = 0
+        if failure is None:
+            if state.yielded == before and expect_record:
+                # we came here for a record at `start`, and warcio ended quietly
+                # (it takes EOF for the end of the file): the file is cut inside it
+                yield _malformed(path, start, None, "file ends inside the record (truncated)", note)
+            return
+        bad, message = failure
+        if bad != state.last_offset:
+            yield _malformed(path, bad, None, message, note)
+            state.last_offset = bad
+        if any(word in message for word in ("zlib", "CRC", "BadGzipFile", "EOFError")):
+            return  # the compressed data is broken from here on
+        resume_at, resync, expect_record = bad + 1, True, False
