@@ -29,6 +29,10 @@ class ExtractConfig:
     """Seed of the MinHash permutations (changing it changes every shingle)."""
     dup_ngram: int = 4
     """Word n-grams of the page-level near-duplicate signature (Broder et al.)."""
+    dup_rows: int = 32
+    """MinHash rows of the page signature: pages collide with p = J ** dup_rows, so
+    recaptures and mirrors (J ~ 1) do, and pages that merely share a template
+    (J ~ 0.8) almost never do (0.8 ** 32 ~ 1e-3)."""
     strip_index: bool = True
     """Treat /dir/index.html and /dir/ as one URL."""
     max_payload_bytes: int = 10 * 1024 * 1024
@@ -40,7 +44,7 @@ class ExtractConfig:
 
     def page_config(self) -> PageConfig:
         return PageConfig(self.k, self.shingle_ngram, self.shingle_rows, self.shingle_seed, self.dup_ngram,
-                          self.strip_index)
+                          self.dup_rows, self.strip_index)
 
 
 @dataclass(frozen=True)

@@ -60,6 +60,7 @@ class PageConfig:
     shingle_rows: int = 2
     shingle_seed: int = 1
     dup_ngram: int = 4
+    dup_rows: int = 32
     strip_index: bool = True
 
 
@@ -69,7 +70,7 @@ class PageParser:
     def __init__(self, config: PageConfig = PageConfig()):
         self.config = config
         self.pagelet_shingler = Shingler(config.shingle_ngram, config.shingle_rows, config.shingle_seed)
-        self.page_shingler = Shingler(config.dup_ngram, config.shingle_rows, config.shingle_seed + 1)
+        self.page_shingler = Shingler(config.dup_ngram, config.dup_rows, config.shingle_seed + 1)
         self.links = LinkResolver(config.strip_index)
 
     def parse(self, url: str, html: str) -> ParsedPage:
