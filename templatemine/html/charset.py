@@ -2,7 +2,8 @@
 
 Order, as browsers do it (WHATWG "encoding sniffing"): byte-order mark, then the
 HTTP Content-Type charset, then a `<meta>` declaration in the first 4 KiB, then
-detection (strict UTF-8 first, then charset-normalizer). Labels are mapped the
+detection (strict UTF-8 first, then charset-normalizer, whose ties between Latin
+code pages go to windows-1252). Labels are mapped the
 WHATWG way: ISO-8859-1, Latin-1 and US-ASCII mean windows-1252 (the xmlsoft-era
 pages labelled ISO-8859-1 use its 0x80-0x9F punctuation), GB2312/GBK mean
 GB18030, Shift_JIS means its Windows superset cp932.
@@ -98,7 +99,14 @@ def decode_html(payload: bytes, content_type: str | None = None) -> tuple[str, s
             return _checked(text, codec, source)
     from charset_normalizer import from_bytes  # imported lazily: the slow path
 
-    best = from_bytes(payload[:65536]).best()
+    matches = list(from_bytes(payload[:65536]))
+    best = matches[0] if matches else None
+    # Ties are common between single-byte Latin code pages; break them towards
+    # windows-1252, the web's most used legacy encoding and the WHATWG default.
+    for m in matches[1:]:
+        if m.encoding == "cp1252" and m.chaos <= best.chaos + 0.005 and m.coherence >= best.coherence - 0.01:
+            best = m
+            break
     if best is not None:
         codec = codec_for(best.encoding) or best.encoding
         text = _try(payload, codec)

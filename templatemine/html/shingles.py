@@ -5,8 +5,8 @@ to "approximately identical" pagelets, using the shingling of Broder et al.: a
 fingerprint s(p) invariant under small perturbations, with s(p) = s(T) for every
 pagelet of a template T. We compute it as a MinHash *super-shingle*:
 
-1. Normalise the text: lower-case, every digit becomes `0` (so dates, counters,
-   version numbers and page numbers do not change the fingerprint at all), and
+1. Normalise the text: lower-case, every run of digits becomes `0` (so dates,
+   counters, version numbers and page numbers do not change it at all), and
    split into words at white space and ASCII punctuation.
 2. Features: the *set* of word n-grams (n = `ngram`, default 2). A text shorter
    than n tokens is one feature. A pagelet with no text (say, image links) uses
@@ -38,6 +38,7 @@ one `MinHash` object per pagelet; a unit test checks the values equal
 
 from __future__ import annotations
 
+import re
 import string
 import zlib
 from hashlib import blake2b
@@ -48,16 +49,18 @@ from datasketch.minhash import _fmix
 
 from templatemine.ids import to_signed64
 
-# one C pass: ASCII punctuation -> space, digits -> "0"
+# one C pass: ASCII punctuation -> space, digits -> "0"; then runs of 0 -> one 0
 _FOLD = str.maketrans({**{c: " " for c in string.punctuation}, **{d: "0" for d in string.digits}})
+_ZEROS = re.compile("0+")
 _NO_TOKEN = -1  # cache value of a raw token that is punctuation only
 _MIX = np.uint32(0x9E3779B1)  # golden-ratio multiplier to combine token hashes into n-grams
 
 
 def normalize_token(raw: str) -> str:
     """Lower case, ASCII punctuation removed (inner punctuation becomes a space),
-    ASCII digits folded to 0. "" for a token of punctuation only."""
-    return " ".join(raw.lower().translate(_FOLD).split())
+    every run of ASCII digits folded to one 0 ("2024" and "7" alike). "" for a
+    token of punctuation only."""
+    return " ".join(_ZEROS.sub("0", raw.lower().translate(_FOLD)).split())
 
 
 def tokens(text: str) -> list[str]:
@@ -96,6 +99,11 @@ class Shingler:
                 cache[t] = zlib.crc32(norm.encode("utf-8", "surrogatepass")) if norm else _NO_TOKEN
         h = np.fromiter(map(cache.__getitem__, raw_tokens), dtype=np.int64, count=len(raw_tokens))
         return h if keep_empty else h[h != _NO_TOKEN].astype(np.uint32)
+
+    def feature_hashes(self, text: str) -> np.ndarray:
+        """The feature set (word n-gram hashes) of one text."""
+        h = self.token_hashes(text.split())
+        return self.segmented_ngrams(h, np.zeros(len(h), dtype=np.int64), 1)[0]
 
     @staticmethod
     def string_hashes(strings: list[str]) -> np.ndarray:

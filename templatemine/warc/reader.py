@@ -1,6 +1,8 @@
 """Stream the records of one WARC/ARC file, surviving the damage real crawls have.
 
-warcio parses the records; this module adds what a crawl-scale reader needs:
+warcio parses the records (strictly: a file is WARC or ARC by its first record,
+so garbage inside a WARC file is an error, not an ARC record); this module adds
+what a crawl-scale reader needs:
 - every record comes out as a `RawRecord` with its file and byte offset, the
   payload read only for HTML candidates and never beyond `max_payload_bytes`
   (memory per task is bounded whatever the file size);
@@ -75,8 +77,8 @@ def _candidate(rec, path: str, offset: int, max_payload_bytes: int) -> RawRecord
         path,
         offset,
         rec_type,
-        headers.get_header("WARC-Target-URI"),
-        headers.get_header("WARC-Date"),
+        headers.get_header("WARC-Target-URI") or headers.get_header("uri"),  # WARC, or ARC
+        headers.get_header("WARC-Date") or headers.get_header("archive-date"),
     )
     if rec_type != "response":
         raw.outcome = "non_response"
@@ -223,7 +225,7 @@ def iter_records(path: str, fh: BinaryIO, max_payload_bytes: int = 10 << 20) -> 
     pos = 0
     while True:
         fh.seek(pos)
-        it = ArchiveIterator(fh, arc2warc=True)
+        it = ArchiveIterator(fh)
         failure = yield from _records(path, it, state, max_payload_bytes, members=gzipped)
         if failure is None:
             return
@@ -324,7 +326,7 @@ def _stream_mode(path, fh, start: int, state: _Reading, max_payload_bytes: int, 
         if stream is None:
             return
         base = resume_at + skipped
-        it = ArchiveIterator(stream, arc2warc=True)
+        it = ArchiveIterator(stream)
         before = state.yielded
         failure = yield from _records(path, it, state, max_payload_bytes, base=base, note=note, skip=skip)
         skip = 0

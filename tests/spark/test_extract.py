@@ -1,0 +1,102 @@
+"""The extract stage end to end in a local Spark session."""
+
+import json
+import os
+from dataclasses import replace
+
+import pytest
+from pyspark.sql import functions as F
+
+from templatemine import schema as S
+from templatemine.config import ExtractConfig
+from templatemine.tables.extract import run_extract
+from templatemine.warc.inputs import expand_inputs
+from tests.warcgen import SAMPLES, sample, small_site, write_warc
+
+QUIET = dict(progress=lambda _m: None)
+
+
+def _tables(spark, out):
+    return {name: spark.read.parquet(os.path.join(out, name)) for name in S.EXTRACT_TABLES}
+
+
+def test_iana_pages_links_pagelets_and_accounting(spark, tmp_path):
+    out = str(tmp_path / "iana")
+    manifest = run_extract(spark, expand_inputs([sample("iana.warc.gz")]), out, ExtractConfig(), **QUIET)
+    t = _tables(spark, out)
+    assert manifest["records"]["read"] == 343 and manifest["records"]["accounted"]
+    assert manifest["records"]["by_outcome"] == {"page": 16, "non_response": 295, "non_html": 28, "non_2xx": 4}
+    assert t["records"].count() == 343
+    pages = t["pages"]
+    assert pages.count() == 16 and pages.select("page_key").distinct().count() == 16
+    assert pages.where("site != 'iana.org' or host != 'www.iana.org'").count() == 0
+    assert {r["url"] for r in pages.collect()} >= {"http://www.iana.org/", "http://www.iana.org/domains/root/db"}
+    # links and pagelets belong to pages, and counts agree with the page rows
+    keys = pages.select(F.col("page_key").alias("k"))
+    assert t["links"].join(keys, t["links"].src_page_key == keys.k, "left_anti").count() == 0
+    per_page = t["pagelets"].groupBy("page_key").count()
+    mismatch = pages.join(per_page, "page_key").where("count != n_pagelets")
+    assert mismatch.count() == 0 and per_page.count() == 16
+    assert t["links"].where("same_site").join(keys, t["links"].dst_page_key == keys.k).count() > 0
+    assert manifest["rows"] == {name: t[name].count() for name in S.EXTRACT_TABLES}
+    # schemas are the declared ones
+    for name in S.EXTRACT_TABLES:
+        assert t[name].schema.names == S.TABLE_SCHEMAS[name].names
+    on_disk = json.load(open(os.path.join(out, "manifest.json")))
+    assert on_disk["run_id"] == manifest["run_id"] and on_disk["versions"]["warcio"]
+    assert not os.path.exists(os.path.join(out, "_staging"))
+
+
+def test_newest_capture_wins_and_mirrors_are_duplicates(spark, tmp_path):
+    path = write_warc(str(tmp_path / "site.warc.gz"), small_site())
+    out = str(tmp_path / "site")
+    manifest = run_extract(spark, expand_inputs([path]), out, ExtractConfig(), **QUIET)
+    t = _tables(spark, out)
+    assert manifest["records"]["by_outcome"] == {"page": 5, "superseded": 1}
+    home = t["pages"].where("url = 'https://www.example.org/'").collect()
+    assert len(home) == 1 and "newer capture" in " ".join(
+        r["text"] for r in t["pagelets"].where(F.col("page_key") == home[0]["page_key"]).collect())
+    superseded = t["records"].where("outcome = 'superseded'").collect()
+    assert len(superseded) == 1 and superseded[0]["page_key"] == home[0]["page_key"]
+    # the mirror on another host duplicates /docs/; the representative has the smaller URL
+    docs = t["pages"].where("url = 'https://www.example.org/docs/'").first()
+    mirror = t["pages"].where("url = 'https://mirror.example.net/docs/'").first()
+    assert docs["dup_of"] == mirror["page_key"] and mirror["dup_of"] is None
+    assert t["pages"].where("dup_of is not null").count() == 1
+    # internal links resolve to the pages' keys, /blog/index.html -> /blog/
+    assert manifest["links"]["internal_resolved"] > 0
+    blog = t["pages"].where("url = 'https://www.example.org/blog/'").first()
+    # the nav of the 4 pages of www.example.org (the mirror links its own host)
+    assert t["links"].where(F.col("dst_page_key") == blog["page_key"]).count() == 4
+
+
+def test_malformed_samples_every_record_accounted(spark, tmp_path):
+    files = expand_inputs([SAMPLES, sample("warcio-example-bad.warc.gz.bad")])
+    out = str(tmp_path / "all")
+    manifest = run_extract(spark, files, out, ExtractConfig(), **QUIET)
+    rec = manifest["records"]
+    assert rec["accounted"] and sum(rec["by_outcome"].values()) == rec["read"]
+    assert rec["by_outcome"]["malformed"] == 1  # the clipped file; everything else is recovered
+    assert {os.path.basename(m["warc_file"]) for m in manifest["malformed_sample"]} == {"resiliparse-clipped.warc.gz"}
+    # good records of damaged files became pages (or lost to a newer capture of
+    # the same URL: several samples hold http://example.com/)
+    records = spark.read.parquet(os.path.join(out, "records")).where("outcome in ('page', 'superseded')")
+    files_with_pages = {os.path.basename(r["warc_file"]) for r in records.select("warc_file").distinct().collect()}
+    assert {"warcio-example-wrong-chunks.warc.gz", "warcio-example-bad-non-chunked.warc.gz",
+            "warcio-example.arc.gz", "resiliparse-clueweb-quirk.warc.gz"} <= files_with_pages
+    pages = spark.read.parquet(os.path.join(out, "pages"))
+    assert pages.where("url = 'http://example.com/'").count() == 1
+    assert pages.where("charset_source is null").count() == 0
+
+
+def test_rerun_replaces_output_and_fail_fast_stops(spark, tmp_path):
+    out = str(tmp_path / "again")
+    files = expand_inputs([sample("warcio-example.warc.gz")])
+    first = run_extract(spark, files, out, ExtractConfig(), **QUIET)
+    second = run_extract(spark, files, out, ExtractConfig(), **QUIET)
+    assert first["run_id"] != second["run_id"]
+    assert spark.read.parquet(os.path.join(out, "pages")).count() == 1  # replaced, not appended
+    with pytest.raises(Exception, match="malformed record in .*resiliparse-clipped.warc.gz at offset 0"):
+        run_extract(spark, expand_inputs([sample("resiliparse-clipped.warc.gz")]), str(tmp_path / "ff"),
+                    replace(ExtractConfig(), fail_fast=True), **QUIET)
+    assert not os.path.exists(str(tmp_path / "ff" / "manifest.json"))

@@ -1,0 +1,59 @@
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from templatemine.warc.inputs import InputError, expand_inputs, is_remote
+from tests.warcgen import sample
+
+
+def test_files_dirs_globs_and_dedup(tmp_path):
+    for name in ("iana.warc.gz", "warcio-example.arc.gz", "warcio-example-trunc.warc"):
+        shutil.copy(sample(name), tmp_path / name)
+    (tmp_path / "notes.txt").write_text("not an archive")
+    by_dir = [os.path.basename(f.path) for f in expand_inputs([str(tmp_path)])]
+    assert by_dir == ["iana.warc.gz", "warcio-example-trunc.warc", "warcio-example.arc.gz"]
+    by_glob = expand_inputs([str(tmp_path / "*.gz"), str(tmp_path / "iana.warc.gz")])
+    assert [os.path.basename(f.path) for f in by_glob] == ["iana.warc.gz", "warcio-example.arc.gz"]
+    assert all(f.size > 0 for f in by_glob)
+
+
+def test_manifest_relative_absolute_and_comments(tmp_path):
+    shutil.copy(sample("iana.warc.gz"), tmp_path / "a.warc.gz")
+    manifest = tmp_path / "warc.paths"
+    manifest.write_text(f"# crawl 1\na.warc.gz\n\nfile://{sample('warcio-example.warc.gz')}\n")
+    got = expand_inputs([str(manifest)])
+    assert [os.path.basename(f.path) for f in got] == ["a.warc.gz", "warcio-example.warc.gz"]
+
+
+def test_warc_given_where_a_manifest_was_expected_just_works():
+    assert len(expand_inputs([sample("warcio-example-bad.warc.gz.bad")])) == 1  # sniffed, not by name
+
+
+def test_missing_inputs_are_clear_errors(tmp_path):
+    with pytest.raises(InputError, match="input not found: .*nope.warc.gz"):
+        expand_inputs([str(tmp_path / "nope.warc.gz")])
+    manifest = tmp_path / "m.txt"
+    manifest.write_text("missing.warc.gz\n")
+    with pytest.raises(InputError, match=r"m.txt, line 1: input not found"):
+        expand_inputs([str(manifest)])
+    with pytest.raises(InputError, match="no file matches"):
+        expand_inputs([str(tmp_path / "*.warc")])
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(InputError, match="no .warc"):
+        expand_inputs([str(tmp_path / "empty")])
+
+
+def test_remote_schemes_are_recognised():
+    assert is_remote("s3a://bucket/crawl/x.warc.gz") and is_remote("hdfs://nn:8020/x.warc.gz")
+    assert not is_remote("file:///tmp/x.warc.gz") and not is_remote("/tmp/x.warc.gz")
+
+
+def test_cli_rejects_a_missing_path_before_spark_starts(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "templatemine.cli", "extract", str(tmp_path / "missing.warc.gz"),
+                           "--out", str(tmp_path / "out")], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert "input not found" in proc.stderr and "missing.warc.gz" in proc.stderr
+    assert "SparkContext" not in proc.stderr and not (tmp_path / "out").exists()

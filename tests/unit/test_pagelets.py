@@ -1,0 +1,99 @@
+"""Definition 2 / Figure 3 of Bar-Yossef & Rajagopalan, on pages whose
+partition we can work out by hand, and the tiling property on real pages."""
+
+import gzip
+
+from selectolax.lexbor import LexborHTMLParser
+from warcio.archiveiterator import ArchiveIterator
+
+from templatemine.html.page import PageConfig, PageParser
+from templatemine.html.pagelets import INVISIBLE_TAGS, LINK_SELECTOR, link_counts, partition, split_elements
+from tests.warcgen import sample
+
+PAGE = """<html><head><title> The  title </title><script>var x = "hidden";</script></head><body>
+Intro text directly in body
+<div id="nav" class="menu top"><a href="/a">A</a><a href="/b">B</a><a href="/c">C</a></div>
+<div id="main"><h1>Heading</h1><p>Para with <a href="/d">one link</a>.</p>
+  <ul class="related"><li><a href="/e">E</a></li><li><a href="/f">F</a></li></ul></div>
+Outro text
+<footer><a href="/p">Privacy</a> <a href="/t">Terms</a> <a href="/c">Contact</a> &copy; 2026</footer>
+<img src="x.png"><br>
+</body></html>"""
+
+
+def _partition(html, k=3):
+    tree = LexborHTMLParser(html)
+    tree.strip_tags(INVISIBLE_TAGS)
+    root = tree.body
+    links = root.css(LINK_SELECTOR)
+    count, parent_of = link_counts(root, links, k)
+    return partition(root, "/html/body", count, split_elements(count, parent_of, k))
+
+
+def test_figure3_by_hand():
+    got = [(p.dom_path, p.dom_label, p.text) for p in _partition(PAGE)]
+    # body has children with >= 3 links (nav, footer): split. #main holds exactly 3 links,
+    # but none of its children holds 3, so #main is one pagelet (Definition 2, condition 1).
+    assert got == [
+        ("/html/body/text()[1]", "#text", "Intro text directly in body"),
+        ("/html/body/div[1]", "div#nav.menu.top", "A B C"),
+        ("/html/body/div[2]", "div#main", "Heading Para with one link . E F"),
+        ("/html/body/text()[2]", "#text", "Outro text"),
+        ("/html/body/footer[1]", "footer", "Privacy Terms Contact \u00a9 2026"),
+    ]
+
+
+def test_k_changes_granularity():
+    # with k = 2 the related list (2 links) splits #main into its children
+    paths = [p.dom_path for p in _partition(PAGE, k=2)]
+    assert "/html/body/div[2]/h1[1]" in paths and "/html/body/div[2]/ul[1]" in paths
+    # with k = 10 nothing holds 10 links: the whole body is one pagelet
+    assert [p.dom_path for p in _partition(PAGE, k=10)] == ["/html/body"]
+
+
+def _words(text):
+    return sorted(text.split())
+
+
+def test_pagelets_tile_the_visible_text_of_real_pages():
+    """Every visible word is in exactly one pagelet: the multiset of words of
+    all pagelets equals the body's visible text (script/style removed)."""
+    parser = PageParser()
+    checked = 0
+    with gzip.open(sample("iana.warc.gz"), "rb") as fh:
+        for rec in ArchiveIterator(fh):
+            if rec.rec_type != "response" or "html" not in (rec.http_headers.get_header("Content-Type") or ""):
+                continue
+            html = rec.content_stream().read().decode("utf-8", "replace")
+            page = parser.parse("http://www.iana.org/x", html)
+            tree = LexborHTMLParser(html)
+            tree.strip_tags(INVISIBLE_TAGS)
+            assert _words(" ".join(p.text for p in page.pagelets)) == _words(tree.body.text(separator=" "))
+            assert [p.ordinal for p in page.pagelets] == list(range(len(page.pagelets)))
+            # every link sits in a pagelet that counts it
+            assert all(0 <= link.pagelet_ordinal < len(page.pagelets) for link in page.links)
+            assert sum(p.n_links for p in page.pagelets) == page.n_links
+            checked += 1
+    assert checked == 20
+
+
+def test_parsed_page_links_and_base_href():
+    html = PAGE.replace("<head>", "<head><base href='https://cdn.example.net/sub/'>")
+    page = PageParser().parse("https://www.example.org/start", html)
+    assert page.title == "The title"
+    assert [link.dst_url for link in page.links][:2] == ["https://cdn.example.net/a", "https://cdn.example.net/b"]
+    assert all(not link.same_site for link in page.links)  # base moved them to another site
+    page2 = PageParser().parse("https://www.example.org/start", PAGE)
+    assert all(link.same_site for link in page2.links)
+    by_ordinal = {p.ordinal: p for p in page2.pagelets}
+    assert {by_ordinal[link.pagelet_ordinal].dom_label for link in page2.links} == {"div#nav.menu.top", "div#main",
+                                                                                      "footer"}
+    assert [link.link_ordinal for link in page2.links] == list(range(len(page2.links)))
+
+
+def test_empty_and_bodyless_pages():
+    parser = PageParser(PageConfig())
+    empty = parser.parse("https://example.org/", "<html><head><title>t</title></head><body></body></html>")
+    assert empty.pagelets == [] and empty.links == [] and empty.dup_signature is None
+    frames = parser.parse("https://example.org/", "<frameset><frame src='a.html'></frameset>")
+    assert frames.text_length == 0

@@ -1,0 +1,97 @@
+"""The WARC reader on every malformed sample, and on damage we make ourselves:
+good records before and after a bad one survive, the bad one is reported with
+its file and offset, nothing is lost silently."""
+
+import collections
+import io
+
+from templatemine.warc.reader import iter_records, sniff_html
+from tests.warcgen import gzip_member, sample, small_site, write_warc
+
+
+def read(path, **kw):
+    with open(path, "rb") as fh:
+        return list(iter_records(path, fh, **kw))
+
+
+def outcomes(records):
+    return collections.Counter(r.outcome or "candidate" for r in records)
+
+
+def test_iana_records():
+    recs = read(sample("iana.warc.gz"))
+    assert outcomes(recs) == {"non_response": 295, "candidate": 16, "non_html": 28, "non_2xx": 4}
+    assert len({r.offset for r in recs}) == len(recs)  # one record per offset
+    html = [r for r in recs if r.outcome is None]
+    assert all(r.payload.lstrip().lower().startswith((b"<!doctype", b"<html")) for r in html)
+
+
+def test_each_malformed_sample_is_survived_and_reported():
+    expected = {
+        # a record cut off by the end of the file
+        "resiliparse-clipped.warc.gz": {"malformed": 1},
+        # one gzip stream for the whole file: every record recovered
+        "warcio-example-bad-non-chunked.warc.gz": {"non_response": 5, "candidate": 1},
+        "warcio-example-bad.warc.gz.bad": {"non_response": 4, "candidate": 1, "non_2xx": 1},
+        # gzip members split a record: read across them, nothing lost
+        "warcio-example-wrong-chunks.warc.gz": {"candidate": 1, "non_response": 1},
+        "warcio-example-trunc.warc": {"non_response": 3, "candidate": 1},
+        "warcio-example-wget-bad-target-uri.warc.gz": {"non_response": 5, "candidate": 1},
+        "warcio-example-space-in-target-uri.warc.gz": {"non_response": 2},
+        "resiliparse-clueweb-quirk.warc.gz": {"non_response": 1, "candidate": 29},  # WARC/0.18
+        "warcio-example.arc.gz": {"non_response": 1, "candidate": 1},  # ARC
+        "warcio-example-iana.org-chunked.warc": {"non_response": 2, "candidate": 1},
+    }
+    for name, want in expected.items():
+        recs = read(sample(name))
+        assert outcomes(recs) == want, name
+        for r in recs:
+            if r.outcome == "malformed":
+                assert r.warc_file.endswith(name) and r.offset >= 0 and r.detail
+
+
+def test_records_after_garbage_are_kept(tmp_path):
+    good = write_warc(str(tmp_path / "good.warc.gz"), small_site()[:3])
+    data = open(good, "rb").read()
+    with open(good, "rb") as fh:
+        offsets = [r.offset for r in iter_records(good, fh)]
+    # first record, then a member of garbage, a torn member, then the rest
+    damaged = data[: offsets[1]] + gzip_member(b"this is not a WARC record\r\n\r\n") + b"\x1f\x8b\x08garbage" \
+        + data[offsets[1]:]
+    path = tmp_path / "damaged.warc.gz"
+    path.write_bytes(damaged)
+    recs = read(str(path))
+    assert [r.target_uri for r in recs if r.outcome is None] == [p["url"] for p in small_site()[:3]]
+    bad = [r for r in recs if r.outcome == "malformed"]
+    assert len(bad) == 1 and bad[0].offset == offsets[1]
+
+
+def test_truncated_plain_warc_keeps_earlier_records(tmp_path):
+    good = write_warc(str(tmp_path / "plain.warc"), small_site()[:3], gzip_members=False)
+    data = open(good, "rb").read()
+    cut = tmp_path / "cut.warc"
+    cut.write_bytes(data[: len(data) - 200])
+    recs = read(str(cut))
+    assert [r.outcome for r in recs] == [None, None, "malformed"]
+    assert "Content-Length" in recs[-1].detail
+
+
+def test_oversized_payload_is_not_read(tmp_path):
+    path = write_warc(str(tmp_path / "big.warc.gz"), [{"url": "https://example.org/big",
+                                                         "html": "<html><body>" + "x" * 5000 + "</body></html>"}])
+    (rec,) = read(path, max_payload_bytes=1000)
+    assert rec.outcome == "oversized" and rec.payload is None
+
+
+def test_html_by_header_and_by_sniffing(tmp_path):
+    pages = [
+        {"url": "https://example.org/a", "html": "<!doctype html><p>a</p>", "content_type": "text/plain"},
+        {"url": "https://example.org/b", "html": "just text", "content_type": "text/plain"},
+        {"url": "https://example.org/c", "html": b"%PDF-1.4 binary", "content_type": "text/html"},
+        {"url": "https://example.org/d", "html": "<p>d</p>", "content_type": "image/png"},
+        {"url": "https://example.org/e", "html": "<p>e</p>", "status": "404 Not Found"},
+        {"url": "https://example.org/f", "html": "   ", "content_type": "text/html"},
+    ]
+    recs = read(write_warc(str(tmp_path / "types.warc.gz"), pages))
+    assert [r.outcome for r in recs] == [None, "non_html", "non_html", "non_html", "non_2xx", "empty"]
+    assert sniff_html(b"\xef\xbb\xbf  <!DOCTYPE html>") and not sniff_html(b"GIF89a")

@@ -1,0 +1,51 @@
+import gzip
+
+from templatemine.html.page import PageParser
+from templatemine.html.record import OUTCOMES, extract_capture, parse_warc_date
+from templatemine.warc.reader import RawRecord, iter_records
+from tests.warcgen import sample, utc
+
+
+def _raw(payload, uri="https://example.org/", content_type="text/html", date="2026-11-01T10:00:00Z"):
+    return RawRecord("f.warc.gz", 0, "response", uri, date, 200, content_type, payload)
+
+
+def test_page_capture_fields():
+    parser = PageParser()
+    c = extract_capture(_raw(b"<html><head><title>T</title></head><body><p>hello world</p></body></html>",
+                             "HTTPS://Www.Example.ORG/docs/index.html#x"), parser)
+    assert c.outcome == "page"
+    assert c.url == "https://www.example.org/docs/" and c.host == "www.example.org" and c.site == "example.org"
+    assert c.fetch_time == utc(2026, 11, 1, 10, 0, 0)
+    assert c.title == "T" and c.n_pagelets == 1 and c.charset == "utf-8"
+
+
+def test_outcomes_for_bad_url_and_undecodable():
+    parser = PageParser()
+    assert extract_capture(_raw(b"<p>x</p>", uri="ftp://example.org/x"), parser).outcome == "bad_url"
+    assert extract_capture(_raw(b"<p>x</p>", uri=None), parser).outcome == "bad_url"
+    assert extract_capture(_raw(bytes(range(32)) * 100), parser).outcome == "undecodable"
+    assert set(OUTCOMES) >= {"page", "superseded", "malformed", "non_html", "non_2xx", "empty", "oversized"}
+
+
+def test_warc_dates():
+    assert parse_warc_date("2026-11-22T10:00:51Z") == utc(2026, 11, 22, 10, 0, 51)
+    assert parse_warc_date("20140216050221") == utc(2014, 2, 16, 5, 2, 21)  # ARC
+    assert parse_warc_date("2009-03-01T12:00:00-0800") == utc(2009, 3, 1, 20, 0, 0)
+    assert parse_warc_date("garbage") is None and parse_warc_date(None) is None
+
+
+def test_legacy_charsets_of_real_pages_come_out_right():
+    """resiliparse-warcfile.warc.gz has GB2312/GBK, windows-1251 and ISO-8859-1
+    pages: every page decodes without replacement characters in its title."""
+    parser = PageParser()
+    path = sample("resiliparse-warcfile.warc.gz")
+    seen = {}
+    with open(path, "rb") as fh:
+        for raw in iter_records(path, fh):
+            c = extract_capture(raw, parser)
+            if c.outcome == "page":
+                seen[c.url] = (c.charset, c.title)
+    assert len(seen) == 16
+    assert {"gb18030", "cp1251", "cp1252"} <= {cs for cs, _ in seen.values()}
+    assert all("\ufffd" not in title for _, title in seen.values())

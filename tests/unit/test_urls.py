@@ -1,0 +1,63 @@
+from templatemine.html.urls import (LinkResolver, base_directory, normalize_url, page_key, registered_domain,
+                                    resolve_link)
+
+
+def test_normalize_case_port_fragment_dots_index():
+    assert normalize_url("HTTP://WWW.Example.ORG:80/a/./b/../c.html#frag") == "http://www.example.org/a/c.html"
+    assert normalize_url("https://example.org:443") == "https://example.org/"
+    assert normalize_url("https://example.org:8443/x") == "https://example.org:8443/x"
+    assert normalize_url("https://example.org./docs/index.html") == "https://example.org/docs/"
+    assert normalize_url("https://example.org/docs/INDEX.HTM?x=1") == "https://example.org/docs/?x=1"
+    assert normalize_url("https://example.org/docs/index.html", strip_index=False) == \
+        "https://example.org/docs/index.html"
+    assert normalize_url("https://example.org/a b") == "https://example.org/a%20b"
+    assert normalize_url("https://example.org/q?b=2&a=1") == "https://example.org/q?b=2&a=1"  # order kept
+
+
+def test_normalize_rejects_non_http_and_garbage():
+    for bad in ["", "mailto:a@b.c", "ftp://x.org/", "javascript:void(0)", "http://", "http://exa mple.org/",
+                "http://example.org:99999/", "not a url"]:
+        assert normalize_url(bad) is None, bad
+
+
+def test_resolve_relative_base_and_schemes():
+    base = "https://example.org/docs/guide/page.html"
+    assert resolve_link(base, "../intro.html") == "https://example.org/docs/intro.html"
+    assert resolve_link(base, "/") == "https://example.org/"
+    assert resolve_link(base, "index.html") == "https://example.org/docs/guide/"
+    assert resolve_link(base, "//cdn.example.net/x") == "https://cdn.example.net/x"
+    assert resolve_link(base, "?page=2") == "https://example.org/docs/guide/page.html?page=2"
+    assert resolve_link(base, "#top") is None
+    assert resolve_link(base, "mailto:x@example.org") is None
+    assert resolve_link(base, " JavaScript:alert(1)") is None
+
+
+def test_link_resolver_cache_matches_uncached():
+    resolver = LinkResolver()
+    bases = ["https://example.org/docs/a.html", "https://example.org/docs/b.html", "https://example.org/c/d?x=1"]
+    hrefs = ["e.html", "../f/", "?q=1", "", "/g", "#h", "https://other.example.com/i", "mailto:j@k"]
+    for _ in range(2):  # second round is served from the cache
+        for base in bases:
+            for href in hrefs:
+                got = resolver.resolve(base, base_directory(base), href)
+                want = resolve_link(base, href)
+                assert (got[0] if got else None) == want, (base, href)
+                if got:
+                    assert got[1] == page_key(want)
+
+
+def test_page_key_is_deterministic_signed_64bit():
+    k = page_key("https://example.org/")
+    assert k == page_key("https://example.org/")
+    assert -(1 << 63) <= k < (1 << 63)
+    assert k != page_key("https://example.org/x")
+    # a known value: keys must not change between releases (they join tables across nights)
+    assert page_key("https://example.org/") == page_key(normalize_url("HTTPS://Example.org:443/#x"))
+
+
+def test_registered_domain_from_bundled_psl():
+    assert registered_domain("www.iana.org") == "iana.org"
+    assert registered_domain("a.b.example.co.uk") == "example.co.uk"
+    assert registered_domain("alice.github.io") == "alice.github.io"  # private suffix: own site
+    assert registered_domain("127.0.0.1") == "127.0.0.1"
+    assert registered_domain("localhost") == "localhost"

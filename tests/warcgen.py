@@ -1,0 +1,79 @@
+"""Small WARC files written by the tests themselves (no network, no ../shared)."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+from datetime import datetime, timezone
+
+from warcio.statusandheaders import StatusAndHeaders
+from warcio.warcwriter import WARCWriter
+
+SAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "samples")
+
+
+def sample(name: str) -> str:
+    return os.path.join(SAMPLES, name)
+
+
+def site_page(title: str, body: str, nav: list[tuple[str, str]], footer: str = "Copyright 2026 Example Inc.") -> str:
+    items = "".join(f'<li><a href="{href}">{text}</a></li>' for href, text in nav)
+    return (
+        f"<!doctype html><html><head><meta charset='utf-8'><title>{title}</title>"
+        f"<style>.x{{color:red}}</style><script>var t = 'not text';</script></head><body>"
+        f"<nav id='menu'><ul>{items}</ul></nav>"
+        f"<main><h1>{title}</h1>{body}</main>"
+        f"<footer class='site-footer'><p>{footer}</p><a href='/privacy'>Privacy</a> <a href='/terms'>Terms</a>"
+        f" <a href='/contact'>Contact</a></footer></body></html>"
+    )
+
+
+def response(writer: WARCWriter, url: str, html: bytes | str, content_type: str = "text/html; charset=utf-8",
+             status: str = "200 OK", date: str = "2026-11-01T00:00:00Z", extra_headers=()):
+    payload = html.encode("utf-8") if isinstance(html, str) else html
+    headers = StatusAndHeaders(status, [("Content-Type", content_type), *extra_headers], protocol="HTTP/1.1")
+    record = writer.create_warc_record(url, "response", payload=io.BytesIO(payload), http_headers=headers,
+                                       warc_headers_dict={"WARC-Date": date})
+    writer.write_record(record)
+
+
+def write_warc(path: str, pages: list[dict], gzip_members: bool = True) -> str:
+    """pages: dicts with url, html and optional content_type, status, date."""
+    with open(path, "wb") as fh:
+        writer = WARCWriter(fh, gzip=gzip_members)
+        for p in pages:
+            response(writer, p["url"], p["html"], p.get("content_type", "text/html; charset=utf-8"),
+                     p.get("status", "200 OK"), p.get("date", "2026-11-01T00:00:00Z"))
+    return path
+
+
+def small_site(host: str = "https://www.example.org") -> list[dict]:
+    """Four linked pages sharing a template; the home page captured twice; a mirror."""
+    nav = [("/", "Home"), ("/docs/", "Docs"), ("/blog/index.html", "Blog"), ("/about.html", "About")]
+    text = {
+        "/": "<p>Welcome to the example project. It mines templates from archives.</p>",
+        "/docs/": "<p>Install it with pip. Then run the extract command on your WARC files.</p>"
+                  "<p>See <a href='../about.html'>about</a> for the authors.</p>",
+        "/blog/": "<p>Release notes for version 1.2: faster shingles and safer readers.</p>",
+        "/about.html": "<p>Written by a small team of data engineers who clean crawls.</p>",
+    }
+    pages = [{"url": host + path, "html": site_page(path.strip("/") or "home", body, nav)}
+             for path, body in text.items()]
+    # the home page again, captured later with a changed body: the newer one wins
+    pages.append({"url": host + "/", "date": "2026-11-02T00:00:00Z",
+                  "html": site_page("home", "<p>Welcome back: this is the newer capture of the home page.</p>", nav)})
+    # a mirror of /docs/ on another host: the same content, so a near-duplicate
+    pages.append({"url": "https://mirror.example.net/docs/", "html": pages[1]["html"]})
+    return pages
+
+
+def gzip_member(data: bytes) -> bytes:
+    buf = io.BytesIO()
+    with gzip.GzipFile(fileobj=buf, mode="wb") as gz:
+        gz.write(data)
+    return buf.getvalue()
+
+
+def utc(*args) -> datetime:
+    return datetime(*args, tzinfo=timezone.utc)
