@@ -53,6 +53,8 @@ from templatemine.ids import to_signed64
 _FOLD = str.maketrans({**{c: " " for c in string.punctuation}, **{d: "0" for d in string.digits}})
 _ZEROS = re.compile("0+")
 _NO_TOKEN = -1  # cache value of a raw token that is punctuation only
+_SEPARATOR = "\x00\x01sep\x01\x00"  # joins a page's texts; cannot occur in text split at whitespace
+_SEPARATOR_HASH = -2
 _MIX = np.uint32(0x9E3779B1)  # golden-ratio multiplier to combine token hashes into n-grams
 
 
@@ -89,11 +91,14 @@ class Shingler:
         worker on the raw token, so the normalisation runs once per distinct
         token and the per-token work is a C-level dictionary lookup."""
         cache = self._cache
-        missing = [t for t in set(raw_tokens) if t not in cache]
+        if not cache:
+            cache[_SEPARATOR] = _SEPARATOR_HASH
+        missing = set(raw_tokens).difference(cache)  # C-level: membership in the dict
         if missing:
             if len(cache) > 200_000:  # bounded memory per worker
                 cache.clear()
-                missing = list(set(raw_tokens))
+                cache[_SEPARATOR] = _SEPARATOR_HASH
+                missing = set(raw_tokens).difference(cache)
             for t in missing:
                 norm = normalize_token(t)
                 cache[t] = zlib.crc32(norm.encode("utf-8", "surrogatepass")) if norm else _NO_TOKEN
@@ -157,15 +162,15 @@ class Shingler:
         texts concatenated). A text without tokens is fingerprinted by the
         strings in its `fallbacks` entry (which must then be non-empty)."""
         n_sets = len(texts)
-        raw: list[str] = []
-        lengths = []
-        for t in texts:
-            words = t.split()
-            raw.extend(words)
-            lengths.append(len(words))
+        # one split and one dictionary pass for the whole page: texts are joined
+        # with a separator token that no whitespace-split text can contain
+        raw = (" " + _SEPARATOR + " ").join(texts).split()
         h = self.token_hashes(raw, keep_empty=True)
-        seg = np.repeat(np.arange(n_sets, dtype=np.int64), lengths)
-        keep = h != _NO_TOKEN
+        boundary = h == _SEPARATOR_HASH
+        seg = np.cumsum(boundary)
+        if len(seg) and seg[-1] != n_sets - 1:
+            raise ValueError("a text contains the separator token")
+        keep = (h != _NO_TOKEN) & ~boundary
         h, seg = h[keep].astype(np.uint32), seg[keep]
         n_tokens = np.bincount(seg, minlength=n_sets)
         feats, segs = self.segmented_ngrams(h, seg, n_sets)

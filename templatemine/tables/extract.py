@@ -23,7 +23,7 @@ import logging
 import platform
 import time
 from dataclasses import asdict
-from functools import partial
+from functools import lru_cache, partial
 from importlib.metadata import PackageNotFoundError, version
 from typing import Callable, Iterator
 
@@ -32,6 +32,7 @@ from pyspark.sql import functions as F
 
 from templatemine import schema as S
 from templatemine.config import ExtractConfig
+from templatemine.html.page import PageConfig, PageParser
 from templatemine.html.record import OUTCOMES, PAGE, Capture, extract_capture
 from templatemine.tables.output import RunOutput, new_run_id
 from templatemine.warc.inputs import InputFile, open_input
@@ -106,11 +107,16 @@ class _CaptureBatch:
         return batch
 
 
+@lru_cache(maxsize=4)
+def page_parser(config: PageConfig) -> PageParser:
+    """One parser per Python worker process and config: its URL and token caches
+    stay warm across the tasks a reused worker runs (spark.python.worker.reuse)."""
+    return PageParser(config)
+
+
 def captures_of_files(paths: Iterator[str], config: ExtractConfig) -> Iterator[Capture]:
     """Pure per-file loop (no Spark): every record of every file, as captures."""
-    from templatemine.html.page import PageParser
-
-    parser = PageParser(config.page_config())
+    parser = page_parser(config.page_config())
     for path in paths:
         try:
             fh = open_input(path)
@@ -125,13 +131,14 @@ def captures_of_files(paths: Iterator[str], config: ExtractConfig) -> Iterator[C
                 yield extract_capture(raw, parser)
 
 
-def _captures_task(batches, config: ExtractConfig):
-    """mapInArrow function: WARC paths in, capture batches out."""
+def _captures_task(batches, config: ExtractConfig, paths):
+    """mapInArrow function: file numbers in (from `spark.range`), capture
+    batches out. `paths` is a broadcast of the file list."""
     from pyspark.sql.pandas.types import to_arrow_schema
 
     builder = _CaptureBatch(to_arrow_schema(S.CAPTURES_SCHEMA, timestamp_utc=True))
-    paths = (p for batch in batches for p in batch.column(0).to_pylist())
-    for capture in captures_of_files(paths, config):
+    files = (paths.value[i] for batch in batches for i in batch.column(0).to_pylist())
+    for capture in captures_of_files(files, config):
         builder.add(capture)
         if builder.size >= config.batch_records:
             yield builder.flush()
@@ -141,11 +148,15 @@ def _captures_task(batches, config: ExtractConfig):
 
 # ---------------------------------------------------------------- DataFrames
 def read_captures(spark: SparkSession, files: list[InputFile], config: ExtractConfig) -> DataFrame:
-    """One row per input record; one task per WARC file, largest files first."""
+    """One row per input record; one task per WARC file, largest files first.
+
+    The tasks are driven by `spark.range(n)` with one number per partition
+    (file i of a broadcast list), not by a Python RDD of paths: that would run
+    a second Python stage in every task just to produce its input row."""
     paths = [f.path for f in sorted(files, key=lambda f: -f.size)]
-    rdd = spark.sparkContext.parallelize([(p,) for p in paths], numSlices=max(1, len(paths)))
-    return spark.createDataFrame(rdd, "path string").mapInArrow(
-        partial(_captures_task, config=config), S.CAPTURES_SCHEMA
+    broadcast = spark.sparkContext.broadcast(paths)
+    return spark.range(0, len(paths), 1, max(1, len(paths))).mapInArrow(
+        partial(_captures_task, config=config, paths=broadcast), S.CAPTURES_SCHEMA
     )
 
 

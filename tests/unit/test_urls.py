@@ -61,3 +61,19 @@ def test_registered_domain_from_bundled_psl():
     assert registered_domain("alice.github.io") == "alice.github.io"  # private suffix: own site
     assert registered_domain("127.0.0.1") == "127.0.0.1"
     assert registered_domain("localhost") == "localhost"
+
+
+def test_fast_relative_resolution_equals_urllib():
+    import itertools
+
+    resolver = LinkResolver()
+    bases = ["https://example.org/", "https://example.org/docs/guide/page.html", "http://example.org:8080/a/b/",
+             "https://example.org/docs/index.html?x=1", "https://example.org/p?q=1"]
+    hrefs = ["a.html", "./a.html", "../a.html", "../../../../a", "b/../c/./d.html", "/abs/x", "/abs/../y/",
+             "?page=2", "?", "", "#frag", "x.html#frag", "index.html", "sub/index.htm?z=1", "a b.html", "caf\u00e9",
+             "//cdn.example.net/s.js", "HTTPS://Other.Example.COM:443/Z", "mailto:me@x.org", ".", "..", "./",
+             "x?y#z", "%7Euser/", "a:b", "/", "~x/", "sub?q=a/b"]
+    for base, href in itertools.product(bases, hrefs):
+        want = resolve_link(base, href)
+        got = resolver.resolve(base, base_directory(base), href)
+        assert (got[0] if got else None) == want, (base, href)
