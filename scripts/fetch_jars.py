@@ -38,6 +38,11 @@ def main() -> int:
     have = [os.path.basename(j) for j in glob.glob(os.path.join(target, "*.jar"))]
     if all(any(h.startswith(w) for h in have) for w in wanted):
         return 0
+    if os.path.exists(STATUS) and not os.environ.get("TEMPLATEMINE_REFETCH"):
+        # tried before on this checkout and the registry did not serve them
+        print("bootstrap: GraphFrames jars unavailable (" + open(STATUS).read().strip()[:160]
+              + "); set TEMPLATEMINE_REFETCH=1 to try again", file=sys.stderr)
+        return 0
     os.makedirs(target, exist_ok=True)
     print(f"bootstrap: resolving {', '.join(GRAPHFRAMES_PACKAGES)} from Maven Central", file=sys.stderr)
     code = PROBE.format(packages=",".join(GRAPHFRAMES_PACKAGES), ivy=IVY)
