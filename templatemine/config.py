@@ -16,35 +16,22 @@ from templatemine.html.page import PageConfig
 
 
 @dataclass(frozen=True)
-class ExtractConfig:
-    """WARC -> PAGES, LINKS, PAGELETS (templatemine/tables/extract.py)."""
+class ExtractConfig(PageConfig):
+    """WARC -> PAGES, LINKS, PAGELETS (templatemine/tables/extract.py): the
+    per-page parameters of `PageConfig` (k, shingles, page signature, URLs) and
+    these."""
 
-    k: int = 3
-    """Definition 2's k: an element with a child holding >= k links is split (paper: 3)."""
-    shingle_ngram: int = 2
-    """Word n-grams hashed into a pagelet's shingle (html/shingles.py)."""
-    shingle_rows: int = 2
-    """MinHash permutations per shingle: near-duplicates collide with p = J ** rows."""
-    shingle_seed: int = 1
-    """Seed of the MinHash permutations (changing it changes every shingle)."""
-    dup_ngram: int = 4
-    """Word n-grams of the page-level near-duplicate signature (Broder et al.)."""
-    dup_rows: int = 32
-    """MinHash rows of the page signature: pages collide with p = J ** dup_rows, so
-    recaptures and mirrors (J ~ 1) do, and pages that merely share a template
-    (J ~ 0.8) almost never do (0.8 ** 32 ~ 1e-3)."""
-    strip_index: bool = True
-    """Treat /dir/index.html and /dir/ as one URL."""
     max_payload_bytes: int = 10 * 1024 * 1024
     """Larger HTML payloads are not read: counted as `oversized`."""
     batch_records: int = 512
     """Records per Arrow batch sent from a Python task to Spark (bounds task memory)."""
+    batch_text_chars: int = 64 * 1024 * 1024
+    """...and characters of page text per batch: a batch is sent when either limit is reached."""
     fail_fast: bool = False
     """Stop the job at the first malformed record instead of counting it."""
 
     def page_config(self) -> PageConfig:
-        return PageConfig(self.k, self.shingle_ngram, self.shingle_rows, self.shingle_seed, self.dup_ngram,
-                          self.dup_rows, self.strip_index)
+        return PageConfig(**{f.name: getattr(self, f.name) for f in fields(PageConfig)})
 
 
 @dataclass(frozen=True)

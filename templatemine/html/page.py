@@ -53,15 +53,24 @@ class ParsedPage:
 
 @dataclass(frozen=True)
 class PageConfig:
-    """Per-page parameters (a subset of ExtractConfig, kept free of pyspark)."""
+    """Per-page parameters; `templatemine.config.ExtractConfig` extends it."""
 
     k: int = 3
+    """Definition 2's k: an element with a child holding >= k links is split (paper: 3)."""
     shingle_ngram: int = 2
+    """Word n-grams hashed into a pagelet's shingle (html/shingles.py)."""
     shingle_rows: int = 2
+    """MinHash permutations per shingle: near-duplicates collide with p = J ** rows."""
     shingle_seed: int = 1
+    """Seed of the MinHash permutations (changing it changes every shingle)."""
     dup_ngram: int = 4
+    """Word n-grams of the page-level near-duplicate signature (Broder et al.)."""
     dup_rows: int = 32
+    """MinHash rows of the page signature: pages collide with p = J ** dup_rows, so
+    recaptures and mirrors (J ~ 1) do, and pages that merely share a template
+    (J ~ 0.8) almost never do (0.8 ** 32 ~ 1e-3)."""
     strip_index: bool = True
+    """Treat /dir/index.html and /dir/ as one URL."""
 
 
 class PageParser:

@@ -138,10 +138,13 @@ def _captures_task(batches, config: ExtractConfig, paths):
 
     builder = _CaptureBatch(to_arrow_schema(S.CAPTURES_SCHEMA, timestamp_utc=True))
     files = (paths.value[i] for batch in batches for i in batch.column(0).to_pylist())
+    held = 0
     for capture in captures_of_files(files, config):
         builder.add(capture)
-        if builder.size >= config.batch_records:
+        held += capture.text_length or 0
+        if builder.size >= config.batch_records or held >= config.batch_text_chars:
             yield builder.flush()
+            held = 0
     if builder.size:
         yield builder.flush()
 
