@@ -99,15 +99,14 @@ def run_extract_command(args) -> int:
     try:
         manifest = run_extract(spark, files, args.out, config.extract, progress)
     except Exception as exc:
-        if args.fail_fast and "malformed record" in str(exc):
-            first = next((line for line in str(exc).splitlines() if "malformed record in" in line), str(exc))
-            print(f"templatemine: {first.strip()}", file=sys.stderr)
+        first = next((line.strip() for line in str(exc).splitlines() if "malformed record in" in line), None)
+        if config.extract.fail_fast and first:
+            print(f"templatemine: {first}", file=sys.stderr)
             return 1
         raise
     finally:
-        pass
+        spark.stop()
     print("\n".join(summary_lines(manifest)), flush=True)
-    spark.stop()
     return 0
 
 

@@ -229,11 +229,21 @@ def run_extract(
     """Extract the tables into OUT (atomically) and return the manifest."""
     run_id = new_run_id()
     output = RunOutput(spark, out, run_id)
-    timings: dict[str, float] = {}
     started = time.time()
     total_bytes = sum(max(f.size, 0) for f in files)
     progress(f"extract: {len(files)} WARC/ARC file(s), {total_bytes / 1e6:.1f} MB -> {out} (run {run_id})")
 
+    try:
+        manifest = _extract_into(spark, files, output, config, progress, started)
+    except BaseException:
+        output.cleanup()  # a failed run leaves OUT as the last complete run wrote it
+        raise
+    output.commit(list(S.EXTRACT_TABLES), MANIFEST, manifest)
+    return manifest
+
+
+def _extract_into(spark, files, output: RunOutput, config: ExtractConfig, progress, started: float) -> dict:
+    timings: dict[str, float] = {}
     t = time.time()
     progress(f"[1/3] reading records and parsing pages ({len(files)} task(s))")
     read_captures(spark, files, config).write.mode("overwrite").parquet(output.staged("captures"))
@@ -262,9 +272,9 @@ def run_extract(
 
     manifest = {
         "stage": "extract",
-        "run_id": run_id,
+        "run_id": output.run_id,
         "started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
-        "out": out,
+        "out": output.out,
         "inputs": [{"path": f.path, "bytes": f.size} for f in files],
         "config": asdict(config),
         "spark": {
@@ -277,7 +287,6 @@ def run_extract(
         **counts,
         "tables": {name: {"path": output.final(name), "rows": counts["rows"][name]} for name in S.EXTRACT_TABLES},
     }
-    output.commit(list(S.EXTRACT_TABLES), MANIFEST, manifest)
     return manifest
 
 

@@ -80,7 +80,8 @@ class RunOutput:
 
     def cleanup(self) -> None:
         fs, Path = self._fs, self._Path
-        fs.delete(Path(self.staging), True)
+        if fs.exists(Path(self.staging)):
+            fs.delete(Path(self.staging), True)
         parent = Path(f"{self.out}/_staging")
         if fs.exists(parent) and len(fs.listStatus(parent)) == 0:
             fs.delete(parent, True)

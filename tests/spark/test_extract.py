@@ -100,3 +100,22 @@ def test_rerun_replaces_output_and_fail_fast_stops(spark, tmp_path):
         run_extract(spark, expand_inputs([sample("resiliparse-clipped.warc.gz")]), str(tmp_path / "ff"),
                     replace(ExtractConfig(), fail_fast=True), **QUIET)
     assert not os.path.exists(str(tmp_path / "ff" / "manifest.json"))
+
+
+def test_cli_exit_codes_and_summary(tmp_path):
+    """The user-facing command: exit 0 and a summary naming the bad record's
+    file and offset; with --fail-fast, exit 1 with that error and no output."""
+    import subprocess
+    import sys
+
+    cmd = [sys.executable, "-m", "templatemine.cli", "extract", sample("resiliparse-clipped.warc.gz"),
+           sample("warcio-example.warc.gz"), "--preset", "test", "--quiet"]
+    ok = subprocess.run(cmd + ["--out", str(tmp_path / "ok")], capture_output=True, text=True, timeout=300)
+    assert ok.returncode == 0, ok.stderr[-2000:]
+    assert "every one accounted for: yes" in ok.stdout
+    assert "resiliparse-clipped.warc.gz, 0: file ends inside the record" in ok.stdout
+    ff = subprocess.run(cmd + ["--out", str(tmp_path / "ff"), "--fail-fast"], capture_output=True, text=True,
+                        timeout=300)
+    assert ff.returncode == 1
+    assert "malformed record in" in ff.stderr and "resiliparse-clipped.warc.gz at offset 0" in ff.stderr
+    assert not (tmp_path / "ff" / "manifest.json").exists() and not (tmp_path / "ff" / "_staging").exists()
