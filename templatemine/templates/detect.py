@@ -1,0 +1,103 @@
+"""Template detection: Bar-Yossef & Rajagopalan, section 3.2, as DataFrame stages.
+
+Definition 4: a template is a collection of pagelets with (approximately) equal
+content whose owner pages form an undirected connected component. Two
+algorithms over the PAGES, LINKS and PAGELETS tables:
+
+- Global (Figure 5), for large collections: TEMPLATE_SHINGLES (shingles with at
+  least two occurrences), TEMPLATE_CANDIDATES (pagelets carrying one),
+  TEMPLATE_LINKS (the triple join candidates x links x candidates on source and
+  destination page and equal shingle), then connected components over the
+  (shingle, page) vertices joined by template links; every non-singleton
+  component is a template.
+- Local (Figure 4), for small or sparse collections: duplicates removed, then
+  every group of pagelets sharing a shingle is a template (only the first
+  requirement of Definition 4 is checked).
+
+This is the paper's algorithm taken literally (mode "paper"); the precision
+work of later issues builds on these stages.
+"""
+
+from __future__ import annotations
+
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+from templatemine.templates.components import connected_components
+
+GLOBAL, LOCAL = "global", "local"
+
+
+def template_shingles(pagelets: DataFrame, min_pages: int = 2) -> DataFrame:
+    """Figure 5 step 1: shingles of pagelets that occur on >= `min_pages` pages."""
+    return pagelets.groupBy("shingle").agg(F.countDistinct("page_key").alias("n_pages")).where(
+        F.col("n_pages") >= min_pages)
+
+
+def template_candidates(pagelets: DataFrame, shingles: DataFrame) -> DataFrame:
+    """Figure 5 step 2: the pagelets whose shingle recurs."""
+    return pagelets.join(shingles.select("shingle"), "shingle", "left_semi").select("page_key", "ordinal", "shingle")
+
+
+def template_links(candidates: DataFrame, links: DataFrame) -> DataFrame:
+    """Figure 5 step 3: links between two pages that both carry shingle s
+    (T1.page_key = src, T2.page_key = dst, T1.shingle = T2.shingle)."""
+    pages_of = candidates.select("shingle", "page_key").distinct()
+    page_links = links.where(F.col("src_page_key") != F.col("dst_page_key")).select(
+        "src_page_key", "dst_page_key").distinct()
+    t1 = pages_of.withColumnRenamed("page_key", "src_page_key")
+    t2 = pages_of.withColumnRenamed("page_key", "dst_page_key")
+    return page_links.join(t1, "src_page_key").join(t2, ["dst_page_key", "shingle"]).select(
+        "shingle", "src_page_key", "dst_page_key")
+
+
+def _vertex_id(shingle, page_key):
+    return F.xxhash64(shingle, page_key)
+
+
+def template_components(spark: SparkSession, candidates: DataFrame, tlinks: DataFrame) -> DataFrame:
+    """Figure 5 steps 4-5: undirected connected components of each shingle's
+    group G_s; (shingle, page_key, component) for the pages of non-singleton
+    components. Vertices are (shingle, page) pairs with hashed ids, so one
+    components run serves every shingle at once."""
+    vertices = candidates.select("shingle", "page_key").distinct().withColumn(
+        "id", _vertex_id("shingle", "page_key")).persist()
+    edges = tlinks.select(_vertex_id("shingle", "src_page_key").alias("src"),
+                          _vertex_id("shingle", "dst_page_key").alias("dst")).persist()
+    components = connected_components(spark, vertices.select("id"), edges)
+    labelled = vertices.join(components, "id")
+    sizes = labelled.groupBy("component").agg(F.count("*").alias("size"))
+    result = labelled.join(sizes, "component").where(F.col("size") > 1).select("shingle", "page_key", "component")
+    return result
+
+
+def global_template_pagelets(spark: SparkSession, pagelets: DataFrame, links: DataFrame) -> DataFrame:
+    """(page_key, ordinal, shingle, template_key) of every pagelet in a template (Fig. 5)."""
+    candidates = template_candidates(pagelets, template_shingles(pagelets)).persist()
+    members = template_components(spark, candidates, template_links(candidates, links))
+    return candidates.join(members, ["shingle", "page_key"]).select(
+        "page_key", "ordinal", "shingle", F.col("component").alias("template_key"))
+
+
+def local_template_pagelets(pages: DataFrame, pagelets: DataFrame) -> DataFrame:
+    """Figure 4: drop duplicate pages (dup_of set), then every shingle shared
+    by >= 2 of the remaining pages is a template."""
+    originals = pages.where(F.col("dup_of").isNull()).select("page_key")
+    kept = pagelets.join(originals, "page_key", "left_semi")
+    candidates = template_candidates(kept, template_shingles(kept))
+    return candidates.select("page_key", "ordinal", "shingle", F.col("shingle").alias("template_key"))
+
+
+def templates_table(template_pagelets: DataFrame, pagelets: DataFrame, pages: DataFrame, mode: str) -> DataFrame:
+    """One row per template: id, shingle, pages, sites, DOM paths, a sample text."""
+    enriched = template_pagelets.join(pagelets.select("page_key", "ordinal", "dom_path", "text"),
+                                      ["page_key", "ordinal"]).join(pages.select("page_key", "site"), "page_key")
+    return enriched.groupBy("shingle", "template_key").agg(
+        F.countDistinct("page_key").alias("n_pages"),
+        F.countDistinct("site").alias("n_sites"),
+        F.slice(F.array_sort(F.collect_set("dom_path")), 1, 5).alias("dom_paths"),
+        F.substring(F.min("text"), 1, 200).alias("sample_text"),
+    ).select(
+        F.xxhash64("shingle", "template_key").alias("template_id"), "shingle", "n_pages", "n_sites", "dom_paths",
+        "sample_text", F.lit(mode).alias("mode"),
+    )
