@@ -1,6 +1,12 @@
 """`templatemine` command line: thin wrappers over the stages.
 
-    templatemine extract INPUT... --out OUT [--master M] [--conf k=v] [--config FILE] [--set extract.k=4]
+    templatemine extract INPUT... --out OUT     WARC -> records, pages, links, pagelets
+    templatemine detect OUT [--mode M]          -> templates, template_pagelets
+    templatemine clean OUT                      -> clean_pages, clean_links
+    templatemine run INPUT... --out OUT         all three
+    templatemine evaluate OUT GOLD.jsonl...     bag-of-words P/R/F1 of clean_pages
+
+Common options: --master M, --conf k=v, --preset, --config FILE, --set extract.k=4.
 """
 
 from __future__ import annotations
@@ -32,6 +38,27 @@ def build_parser() -> argparse.ArgumentParser:
     extract.add_argument("--out", required=True, help="output folder (local, hdfs://, s3a://)")
     extract.add_argument("--fail-fast", action="store_true", help="stop at the first malformed record")
     _common(extract)
+
+    run = sub.add_parser("run", help="extract, detect and clean in one go")
+    run.add_argument("inputs", nargs="+", metavar="INPUT")
+    run.add_argument("--out", required=True)
+    run.add_argument("--fail-fast", action="store_true")
+    run.add_argument("--mode", default="auto", choices=["auto", "global", "local"], help="template detector")
+    _common(run)
+
+    detect = sub.add_parser("detect", help="templates and template_pagelets from an extract output")
+    detect.add_argument("out", metavar="OUT")
+    detect.add_argument("--mode", default="auto", choices=["auto", "global", "local"])
+    _common(detect)
+
+    clean = sub.add_parser("clean", help="clean_pages and clean_links from a detect output")
+    clean.add_argument("out", metavar="OUT")
+    _common(clean)
+
+    evaluate = sub.add_parser("evaluate", help="bag-of-words P/R/F1 of clean_pages against gold.jsonl files")
+    evaluate.add_argument("out", metavar="OUT")
+    evaluate.add_argument("gold", nargs="+", metavar="GOLD.jsonl")
+    _common(evaluate)
     return parser
 
 
@@ -73,31 +100,61 @@ def summary_lines(manifest: dict) -> list[str]:
     return lines
 
 
-def run_extract_command(args) -> int:
+def _load(args):
+    from dataclasses import replace
+
     from templatemine.config import load_config
 
-    try:
-        config = load_config(args.preset, args.config, args.set)
-    except (ValueError, OSError) as exc:
-        print(f"templatemine: {exc}", file=sys.stderr)
-        return 2
-    if args.fail_fast:
-        from dataclasses import replace
-
+    config = load_config(args.preset, args.config, args.set)
+    if getattr(args, "fail_fast", False):
         config = replace(config, extract=replace(config.extract, fail_fast=True))
+    return config
+
+
+def _session(args, config, name):
+    from templatemine.spark import get_session
+
+    spark = get_session(f"templatemine {name}", args.master, {**config.spark, **_spark_conf(args.conf)})
+    # GraphFrames' connected components checkpoint their iterations here
+    spark.sparkContext.setCheckpointDir(f"{args.out.rstrip('/')}/_checkpoints")
+    return spark
+
+
+def run_command(args) -> int:
     try:
-        files = expand_inputs(args.inputs)  # before Spark starts: bad paths fail fast
-    except InputError as exc:
+        config = _load(args)
+        files = expand_inputs(args.inputs) if args.command in ("extract", "run") else None  # before Spark starts
+    except (ValueError, OSError, InputError) as exc:
         print(f"templatemine: {exc}", file=sys.stderr)
         return 2
-
-    from templatemine.spark import get_session
     from templatemine.tables.extract import run_extract
+    from templatemine.templates.stage import DetectConfig, run_clean, run_detect
 
-    spark = get_session("templatemine extract", args.master, {**config.spark, **_spark_conf(args.conf)})
+    spark = _session(args, config, args.command)
     progress = (lambda _msg: None) if args.quiet else (lambda msg: print(msg, flush=True))
     try:
-        manifest = run_extract(spark, files, args.out, config.extract, progress)
+        if files is not None:
+            manifest = run_extract(spark, files, args.out, config.extract, progress)
+            print("\n".join(summary_lines(manifest)), flush=True)
+        if args.command in ("run", "detect"):
+            detected = run_detect(spark, args.out, DetectConfig(mode=args.mode), progress)
+            print(f"  templates {detected['rows']['templates']} ({detected['mode']} detection), template pagelets "
+                  f"{detected['rows']['template_pagelets']}", flush=True)
+        if args.command in ("run", "clean"):
+            cleaned = run_clean(spark, args.out, progress)
+            print(f"  clean pages {cleaned['rows']['clean_pages']}, clean links {cleaned['rows']['clean_links']}, "
+                  f"mean template token fraction {cleaned['mean_template_token_fraction']:.3f}", flush=True)
+        if args.command == "evaluate":
+            from templatemine.evaluate.bow import evaluate_texts
+            from templatemine.html.urls import normalize_url
+
+            texts = {r["url"]: r["clean_text"] for r in
+                     spark.read.parquet(f"{args.out.rstrip('/')}/clean_pages").select("url", "clean_text").collect()}
+            result = evaluate_texts(texts, args.gold, normalize_url)
+            print(f"{'gold':<40}{'pages':>7}{'P':>7}{'R':>7}{'F1':>7}")
+            for name, s in result["per_file"].items():
+                print(f"{name[-39:]:<40}{s.pages:>7}{s.precision:>7.3f}{s.recall:>7.3f}{s.f1:>7.3f}")
+            print(f"{'mean over gold files':<40}{'':>7}{'':>7}{'':>7}{result['mean_f1']:>7.3f}")
     except Exception as exc:
         first = next((line.strip() for line in str(exc).splitlines() if "malformed record in" in line), None)
         if config.extract.fail_fast and first:
@@ -106,16 +163,13 @@ def run_extract_command(args) -> int:
         raise
     finally:
         spark.stop()
-    print("\n".join(summary_lines(manifest)), flush=True)
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     args = build_parser().parse_args(argv)
-    if args.command == "extract":
-        return run_extract_command(args)
-    return 2
+    return run_command(args)
 
 
 if __name__ == "__main__":

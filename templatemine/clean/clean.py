@@ -36,4 +36,4 @@ def clean_pages(pages: DataFrame, pagelets: DataFrame, template_pagelets: DataFr
 def clean_links(links: DataFrame, template_pagelets: DataFrame) -> DataFrame:
     in_templates = template_pagelets.select(F.col("page_key").alias("src_page_key"),
                                             F.col("ordinal").alias("pagelet_ordinal")).distinct()
-    return links.join(in_templates, ["src_page_key", "pagelet_ordinal"], "left_anti")
+    return links.join(in_templates, ["src_page_key", "pagelet_ordinal"], "left_anti").select(*links.columns)

@@ -55,3 +55,20 @@ def read_gold(path: str) -> dict[str, str]:
                 row = json.loads(line)
                 gold[row["url"]] = row["gold_text"]
     return gold
+
+
+def evaluate_texts(texts: dict[str, str], gold_files: list[str], normalize=None) -> dict:
+    """Score extracted `texts` (url -> text) against each gold file (one site
+    or corpus each): per-file means, and the mean over files. Gold URLs are
+    normalised with `normalize` before lookup; a page without extracted text
+    scores as extracting nothing."""
+    import os
+
+    per_file = {}
+    for path in gold_files:
+        gold = read_gold(path)
+        scores = [prf(texts.get(normalize(u) if normalize else u, ""), g) for u, g in gold.items()]
+        name = os.path.basename(os.path.dirname(path)) if os.path.basename(path) == "gold.jsonl" else path
+        per_file[name] = mean_scores(scores)
+    f1s = [s.f1 for s in per_file.values()]
+    return {"per_file": per_file, "mean_f1": sum(f1s) / len(f1s) if f1s else 0.0}
