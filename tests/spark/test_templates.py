@@ -41,4 +41,4 @@ def test_detect_and_clean_remove_the_shared_template(spark, tmp_path):
         www = spark.read.parquet(os.path.join(out, "pages")).where("host = 'www.example.org'").select(
             F.col("page_key").alias("src_page_key"))
         assert links.join(www, "src_page_key").where(F.col("anchor_text") == "Privacy").count() == 0
-        assert links.where(F.col("anchor_text") == "about").count() == 1
+        assert links.join(www, "src_page_key").where(F.col("anchor_text") == "about").count() == 1
