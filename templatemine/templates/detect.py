@@ -81,10 +81,13 @@ def global_template_pagelets(spark: SparkSession, pagelets: DataFrame, links: Da
 
 def local_template_pagelets(pages: DataFrame, pagelets: DataFrame) -> DataFrame:
     """Figure 4: drop duplicate pages (dup_of set), then every shingle shared
-    by >= 2 of the remaining pages is a template."""
+    by >= 2 of the remaining pages is a template; its pagelets are marked on
+    all pages, duplicates included."""
     originals = pages.where(F.col("dup_of").isNull()).select("page_key")
     kept = pagelets.join(originals, "page_key", "left_semi")
-    candidates = template_candidates(kept, template_shingles(kept))
+    # shingles are counted without the duplicates (a mirrored page must not make
+    # its content look like a template), then removed from every page
+    candidates = template_candidates(pagelets, template_shingles(kept))
     return candidates.select("page_key", "ordinal", "shingle", F.col("shingle").alias("template_key"))
 
 
