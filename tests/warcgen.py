@@ -77,3 +77,26 @@ def gzip_member(data: bytes) -> bytes:
 
 def utc(*args) -> datetime:
     return datetime(*args, tzinfo=timezone.utc)
+
+
+def blog_site(host: str = "https://blog.example.org", n_posts: int = 8) -> list[dict]:
+    """A blog: every page has the same nav and footer; the index and a tag page
+    both list the summary of post 1 (at different positions) and link each other."""
+    nav = [("/", "Home"), ("/tags/python/", "Python"), ("/about/", "About")]
+    # three links per summary, so that each is a pagelet of its own (Definition 2, k = 3)
+    summary = ("<article><h2><a href='/posts/1/'>Post one</a></h2><p>A summary of the first post about "
+               "parsing web archives with streaming readers.</p><a href='/posts/1/'>Read more</a> "
+               "<a href='/tags/python/'>python</a></article>")
+    other = ("<article><h2><a href='/posts/2/'>Post two</a></h2><p>Another summary, of the second post.</p>"
+             "<a href='/posts/2/'>Read more</a> <a href='/tags/python/'>python</a></article>")
+    pages = [
+        {"url": host + "/", "html": site_page("Blog", f"<ul><li>{summary}</li><li>{other}</li></ul>", nav)},
+        {"url": host + "/tags/python/", "html": site_page("Python", f"<ul><li>{other}</li><li>{summary}</li></ul>"
+                                                            "<p><a href='/'>all posts</a></p>", nav)},
+        {"url": host + "/about/", "html": site_page("About", "<p>About this blog and its author.</p>", nav)},
+    ]
+    for i in range(1, n_posts + 1):
+        body = f"<p>Full text of post number {['one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight'][i - 1]}" \
+               f" with its own words {'lorem ipsum ' * i}.</p>"
+        pages.append({"url": f"{host}/posts/{i}/", "html": site_page(f"Post {i}", body, nav)})
+    return pages

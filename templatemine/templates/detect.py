@@ -14,18 +14,68 @@ algorithms over the PAGES, LINKS and PAGELETS tables:
   every group of pagelets sharing a shingle is a template (only the first
   requirement of Definition 4 is checked).
 
-This is the paper's algorithm taken literally (mode "paper"); the precision
-work of later issues builds on these stages.
+Taken literally (`evidence_filter` off) these remove content that merely
+recurs: a blog post's summary on its tag and index pages, inherited members
+on every subclass page of an API reference, re-exported pages. Definition 3
+asks more of a template ("share the same look and feel"); `evidence_filter`
+keeps a template on a site only if
+- it is on at least `min_site_support` of the site's pages (look and feel is
+  site-wide; duplicated content sits on a few pages),
+- at least `min_path_share` of its pagelets sit at the same DOM path (a
+  template is stamped at one place; a repeated item moves: li[1], li[6]),
+- it spans at least two pages that are not near-duplicates of each other
+  (whole-sale duplication is not a template, section 3.2).
+The defaults were measured on ../shared/corpora/sites (scripts/eval_sites.py).
 """
 
 from __future__ import annotations
 
-from pyspark.sql import DataFrame, SparkSession
+from dataclasses import dataclass
+
+from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
 from templatemine.templates.components import connected_components
 
 GLOBAL, LOCAL = "global", "local"
+
+
+@dataclass(frozen=True)
+class EvidenceConfig:
+    """Evidence a shingle group needs beyond Definition 4 (see module doc)."""
+
+    enabled: bool = True
+    """False: the paper's algorithm, literally."""
+    min_site_support: float = 0.3
+    """Fraction of the site's pages (in the collection) the template must be on."""
+    min_path_share: float = 0.8
+    """Fraction of the template's pagelets at its most common DOM path."""
+    min_distinct_pages: int = 2
+    """Pages that are not near-duplicates of one another (dup_of) it must span."""
+
+
+def evidence_filter(members: DataFrame, pagelets: DataFrame, pages: DataFrame,
+                    config: EvidenceConfig = EvidenceConfig()) -> DataFrame:
+    """Keep the template memberships (page_key, ordinal, shingle, template_key)
+    that have the evidence of `config`, per site."""
+    if not config.enabled:
+        return members
+    site_pages = pages.groupBy("site").agg(F.count("*").alias("site_pages"))
+    m = members.join(pagelets.select("page_key", "ordinal", "dom_path"), ["page_key", "ordinal"]).join(
+        pages.select("page_key", "site", F.coalesce("dup_of", "page_key").alias("original")), "page_key")
+    key = ["shingle", "template_key", "site"]
+    per_path = m.groupBy(*key, "dom_path").agg(F.count("*").alias("at_path"))
+    evidence = m.groupBy(*key).agg(
+        F.count("*").alias("occurrences"),
+        F.countDistinct("page_key").alias("n_pages"),
+        F.countDistinct("original").alias("n_originals"),
+    ).join(per_path.groupBy(*key).agg(F.max("at_path").alias("at_top_path")), key).join(site_pages, "site")
+    keep = evidence.where(
+        (F.col("n_pages") >= F.col("site_pages") * config.min_site_support)
+        & (F.col("at_top_path") >= F.col("occurrences") * config.min_path_share)
+        & (F.col("n_originals") >= config.min_distinct_pages)
+    ).select(*key)
+    return m.join(keep, key, "left_semi").select("page_key", "ordinal", "shingle", "template_key")
 
 
 def template_shingles(pagelets: DataFrame, min_pages: int = 2) -> DataFrame:

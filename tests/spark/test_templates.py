@@ -42,3 +42,25 @@ def test_detect_and_clean_remove_the_shared_template(spark, tmp_path):
             F.col("page_key").alias("src_page_key"))
         assert links.join(www, "src_page_key").where(F.col("anchor_text") == "Privacy").count() == 0
         assert links.join(www, "src_page_key").where(F.col("anchor_text") == "about").count() == 1
+
+
+def test_evidence_keeps_recurring_content_the_paper_removes(spark, tmp_path):
+    """A post summary listed on two linked pages is a template by Definition 4
+    (equal pagelets, connected pages) but not by the evidence filter: it is on
+    2 of 11 pages of the site, at different DOM paths."""
+    from templatemine.templates.detect import EvidenceConfig
+    from tests.warcgen import blog_site
+
+    out = str(tmp_path / "blog")
+    run_extract(spark, expand_inputs([write_warc(str(tmp_path / "b.warc.gz"), blog_site())]), out, ExtractConfig(),
+                **QUIET)
+    texts = {}
+    for name, evidence in (("paper", EvidenceConfig(enabled=False)), ("evidence", EvidenceConfig())):
+        run_detect(spark, out, DetectConfig(mode="global", evidence=evidence), **QUIET)
+        run_clean(spark, out, **QUIET)
+        texts[name] = {r["url"]: r["clean_text"] for r in spark.read.parquet(os.path.join(out, "clean_pages")).collect()}
+    index = "https://blog.example.org/"
+    assert "summary of the first post" not in texts["paper"][index]
+    assert "summary of the first post" in texts["evidence"][index]
+    for name in texts:  # both remove the real template
+        assert "Privacy" not in texts[name][index] and "Copyright" not in texts[name][index]
