@@ -44,8 +44,8 @@ def main() -> int:
     from templatemine.html.urls import normalize_url
     from templatemine.spark import get_session
     from templatemine.tables.extract import run_extract
-    from templatemine.templates.detect import EvidenceConfig
-    from templatemine.templates.stage import DetectConfig, run_clean, run_detect
+    from templatemine.config import DetectConfig
+    from templatemine.templates.stage import run_clean, run_detect
     from templatemine.warc.inputs import expand_inputs
 
     golds = sorted(glob.glob(os.path.join(SITES, "*", "gold.jsonl")))
@@ -61,11 +61,13 @@ def main() -> int:
 
     supports = [0.1, 0.3, 0.5] if args.grid == "quick" else [0.05, 0.1, 0.2, 0.3, 0.5, 0.7]
     shares = [0.0, 0.8] if args.grid == "quick" else [0.0, 0.5, 0.8, 0.9]
-    grid = [EvidenceConfig(min_site_support=a, min_path_share=b) for a, b in itertools.product(supports, shares)]
-    default = EvidenceConfig()
+    grid = [DetectConfig(mode=args.mode, min_site_support=a, min_path_share=b)
+            for a, b in itertools.product(supports, shares)]
+    default = DetectConfig(mode=args.mode)
+    paper_config = DetectConfig(mode=args.mode, enabled=False)
     results = {}
-    for ev in [EvidenceConfig(enabled=False), default, *[g for g in grid if g != default]]:
-        run_detect(spark, args.out, DetectConfig(mode=args.mode, evidence=ev), progress=quiet)
+    for ev in [paper_config, default, *[g for g in grid if g != default]]:
+        run_detect(spark, args.out, ev, progress=quiet)
         run_clean(spark, args.out, progress=quiet)
         texts = {r["url"]: r["clean_text"] for r in
                  spark.read.parquet(os.path.join(args.out, "clean_pages")).select("url", "clean_text").collect()}
@@ -76,7 +78,7 @@ def main() -> int:
     spark.stop()
 
     sites = list(results[default])
-    paper = results[EvidenceConfig(enabled=False)]
+    paper = results[paper_config]
     # leave one site out: choose the setting on the other sites, score the held-out one
     loso = {}
     for held in sites:

@@ -12,9 +12,9 @@ Common options: --master M, --conf k=v, --preset, --config FILE, --set extract.k
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import sys
+from dataclasses import replace
 
 from templatemine.warc.inputs import InputError, expand_inputs
 
@@ -43,12 +43,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("inputs", nargs="+", metavar="INPUT")
     run.add_argument("--out", required=True)
     run.add_argument("--fail-fast", action="store_true")
-    run.add_argument("--mode", default="auto", choices=["auto", "global", "local"], help="template detector")
+    run.add_argument("--mode", choices=["auto", "global", "local"], help="template detector (default: config's, auto)")
     _common(run)
 
     detect = sub.add_parser("detect", help="templates and template_pagelets from an extract output")
     detect.add_argument("out", metavar="OUT")
-    detect.add_argument("--mode", default="auto", choices=["auto", "global", "local"])
+    detect.add_argument("--mode", choices=["auto", "global", "local"], help="default: config's (auto)")
     _common(detect)
 
     clean = sub.add_parser("clean", help="clean_pages and clean_links from a detect output")
@@ -101,8 +101,6 @@ def summary_lines(manifest: dict) -> list[str]:
 
 
 def _load(args):
-    from dataclasses import replace
-
     from templatemine.config import load_config
 
     config = load_config(args.preset, args.config, args.set)
@@ -128,7 +126,7 @@ def run_command(args) -> int:
         print(f"templatemine: {exc}", file=sys.stderr)
         return 2
     from templatemine.tables.extract import run_extract
-    from templatemine.templates.stage import DetectConfig, run_clean, run_detect
+    from templatemine.templates.stage import run_clean, run_detect
 
     spark = _session(args, config, args.command)
     progress = (lambda _msg: None) if args.quiet else (lambda msg: print(msg, flush=True))
@@ -137,7 +135,8 @@ def run_command(args) -> int:
             manifest = run_extract(spark, files, args.out, config.extract, progress)
             print("\n".join(summary_lines(manifest)), flush=True)
         if args.command in ("run", "detect"):
-            detected = run_detect(spark, args.out, DetectConfig(mode=args.mode), progress)
+            detect_config = replace(config.detect, mode=args.mode) if args.mode else config.detect
+            detected = run_detect(spark, args.out, detect_config, progress)
             print(f"  templates {detected['rows']['templates']} ({detected['mode']} detection), template pagelets "
                   f"{detected['rows']['template_pagelets']}", flush=True)
         if args.command in ("run", "clean"):

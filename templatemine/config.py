@@ -35,8 +35,34 @@ class ExtractConfig(PageConfig):
 
 
 @dataclass(frozen=True)
+class EvidenceConfig:
+    """Evidence a shingle group needs beyond Definition 4 (templates/detect.py)."""
+
+    enabled: bool = True
+    """False: the paper's algorithm, literally."""
+    min_site_support: float = 0.3
+    """Fraction of the site's pages (in the collection) the template must be on."""
+    min_path_share: float = 0.8
+    """Fraction of the template's pagelets at its most common DOM path."""
+    min_distinct_pages: int = 2
+    """Pages that are not near-duplicates of one another (dup_of) it must span."""
+
+
+@dataclass(frozen=True)
+class DetectConfig(EvidenceConfig):
+    """PAGES, LINKS, PAGELETS -> templates (templates/stage.py): the evidence of
+    `EvidenceConfig` and these."""
+
+    mode: str = "auto"
+    """global (Fig. 5), local (Fig. 4), or auto (local below local_max_pages pages)."""
+    local_max_pages: int = 50
+    """auto: collections with fewer pages use the local algorithm."""
+
+
+@dataclass(frozen=True)
 class Config:
     extract: ExtractConfig = ExtractConfig()
+    detect: DetectConfig = DetectConfig()
     spark: dict = field(default_factory=dict)
     """Spark conf applied when templatemine builds the session."""
 
@@ -53,6 +79,9 @@ TEST = replace(LOCAL, spark={
 })
 CLUSTER = Config(spark={"spark.sql.shuffle.partitions": "2000"})
 PRESETS = {"local": LOCAL, "test": TEST, "cluster": CLUSTER}
+
+
+_SECTIONS = ("extract", "detect")
 
 
 def _coerce(value, target_type):
@@ -79,8 +108,8 @@ def _apply(section, values: dict, where: str):
 
 
 def load_config(preset: str = "local", path: str | None = None, overrides: list[str] = ()) -> Config:
-    """A preset, then a TOML file's `[extract]` and `[spark]` tables, then
-    `section.field=value` overrides (e.g. `extract.k=4`)."""
+    """A preset, then a TOML file's `[extract]`, `[detect]` and `[spark]`
+    tables, then `section.field=value` overrides (e.g. `extract.k=4`)."""
     if preset not in PRESETS:
         raise ValueError(f"unknown preset {preset!r} (known: {', '.join(PRESETS)})")
     config = PRESETS[preset]
@@ -89,16 +118,17 @@ def load_config(preset: str = "local", path: str | None = None, overrides: list[
             data = tomllib.load(fh)
         if "preset" in data:
             config = PRESETS[data.pop("preset")]
-        config = replace(config, extract=_apply(config.extract, data.pop("extract", {}), path))
+        for section in _SECTIONS:
+            config = replace(config, **{section: _apply(getattr(config, section), data.pop(section, {}), path)})
         config = replace(config, spark={**config.spark, **{k: str(v) for k, v in data.pop("spark", {}).items()}})
         if data:
             raise ValueError(f"{path}: unknown sections {sorted(data)}")
     for item in overrides:
         key, sep, value = item.partition("=")
         section, dot, name = key.partition(".")
-        if not sep or not dot or section not in ("extract",):
-            raise ValueError(f"override {item!r} is not of the form extract.NAME=VALUE")
-        config = replace(config, extract=_apply(config.extract, {name: value}, "--set"))
+        if not sep or not dot or section not in _SECTIONS:
+            raise ValueError(f"override {item!r} is not of the form SECTION.NAME=VALUE ({', '.join(_SECTIONS)})")
+        config = replace(config, **{section: _apply(getattr(config, section), {name: value}, "--set")})
     return config
 
 

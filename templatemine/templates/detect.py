@@ -30,28 +30,14 @@ The defaults were measured on ../shared/corpora/sites (scripts/eval_sites.py).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from pyspark.sql import DataFrame, SparkSession, Window
+from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
+
+from templatemine.config import EvidenceConfig
 
 from templatemine.templates.components import connected_components
 
 GLOBAL, LOCAL = "global", "local"
-
-
-@dataclass(frozen=True)
-class EvidenceConfig:
-    """Evidence a shingle group needs beyond Definition 4 (see module doc)."""
-
-    enabled: bool = True
-    """False: the paper's algorithm, literally."""
-    min_site_support: float = 0.3
-    """Fraction of the site's pages (in the collection) the template must be on."""
-    min_path_share: float = 0.8
-    """Fraction of the template's pagelets at its most common DOM path."""
-    min_distinct_pages: int = 2
-    """Pages that are not near-duplicates of one another (dup_of) it must span."""
 
 
 def evidence_filter(members: DataFrame, pagelets: DataFrame, pages: DataFrame,

@@ -15,7 +15,7 @@ consist only of a small fraction of the documents from the larger universe").
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from typing import Callable
 
 from pyspark.sql import SparkSession
@@ -24,20 +24,11 @@ from pyspark.sql import functions as F
 from templatemine.clean.clean import clean_links, clean_pages
 from templatemine.spark import graphframes_available
 from templatemine.tables.output import RunOutput, new_run_id
-from templatemine.templates.detect import (GLOBAL, LOCAL, EvidenceConfig, evidence_filter, global_template_pagelets,
+from templatemine.config import DetectConfig
+from templatemine.templates.detect import (GLOBAL, LOCAL, evidence_filter, global_template_pagelets,
                                            local_template_pagelets, templates_table)
 
 TEMPLATES, TEMPLATE_PAGELETS, CLEAN_PAGES, CLEAN_LINKS = "templates", "template_pagelets", "clean_pages", "clean_links"
-
-
-@dataclass(frozen=True)
-class DetectConfig:
-    mode: str = "auto"
-    """global (Fig. 5), local (Fig. 4), or auto (local below local_max_pages pages)."""
-    local_max_pages: int = 50
-    """auto: collections with fewer pages use the local algorithm."""
-    evidence: EvidenceConfig = EvidenceConfig()
-    """What a shingle group needs beyond Definition 4 (templates/detect.py)."""
 
 
 def _read(spark: SparkSession, out: str, name: str):
@@ -60,8 +51,8 @@ def run_detect(spark: SparkSession, out: str, config: DetectConfig = DetectConfi
             members = local_template_pagelets(pages, pagelets)
         else:
             raise ValueError(f"unknown detection mode {mode!r}")
-        members = evidence_filter(members, pagelets, pages, config.evidence).persist()
-        templates = templates_table(members, pagelets, pages, mode if config.evidence.enabled else f"{mode}-paper")
+        members = evidence_filter(members, pagelets, pages, config).persist()
+        templates = templates_table(members, pagelets, pages, mode if config.enabled else f"{mode}-paper")
         templates.write.mode("overwrite").parquet(output.staged(TEMPLATES))
         members.select("page_key", "ordinal", F.xxhash64("shingle", "template_key").alias("template_id")).write.mode(
             "overwrite").parquet(output.staged(TEMPLATE_PAGELETS))

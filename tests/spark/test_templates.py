@@ -7,7 +7,8 @@ from pyspark.sql import functions as F
 from templatemine.config import ExtractConfig
 from templatemine.tables.extract import run_extract
 from templatemine.templates.components import min_label_propagation
-from templatemine.templates.stage import DetectConfig, run_clean, run_detect
+from templatemine.config import DetectConfig
+from templatemine.templates.stage import run_clean, run_detect
 from templatemine.warc.inputs import expand_inputs
 from tests.warcgen import small_site, write_warc
 
@@ -48,15 +49,14 @@ def test_evidence_keeps_recurring_content_the_paper_removes(spark, tmp_path):
     """A post summary listed on two linked pages is a template by Definition 4
     (equal pagelets, connected pages) but not by the evidence filter: it is on
     2 of 11 pages of the site, at different DOM paths."""
-    from templatemine.templates.detect import EvidenceConfig
     from tests.warcgen import blog_site
 
     out = str(tmp_path / "blog")
     run_extract(spark, expand_inputs([write_warc(str(tmp_path / "b.warc.gz"), blog_site())]), out, ExtractConfig(),
                 **QUIET)
     texts = {}
-    for name, evidence in (("paper", EvidenceConfig(enabled=False)), ("evidence", EvidenceConfig())):
-        run_detect(spark, out, DetectConfig(mode="global", evidence=evidence), **QUIET)
+    for name, enabled in (("paper", False), ("evidence", True)):
+        run_detect(spark, out, DetectConfig(mode="global", enabled=enabled), **QUIET)
         run_clean(spark, out, **QUIET)
         texts[name] = {r["url"]: r["clean_text"] for r in spark.read.parquet(os.path.join(out, "clean_pages")).collect()}
     index = "https://blog.example.org/"

@@ -30,3 +30,12 @@ def test_presets_files_and_overrides(tmp_path):
 def test_repo_conf_files_load():
     for name in ("local", "cluster", "test"):
         load_config("local", os.path.join(os.path.dirname(__file__), "..", "..", "conf", f"{name}.toml"))
+
+
+def test_detect_section_and_overrides(tmp_path):
+    f = tmp_path / "d.toml"
+    f.write_text('[detect]\nmode = "local"\nmin_site_support = 0.2\n')
+    cfg = load_config("local", str(f), ["detect.enabled=false"])
+    assert (cfg.detect.mode, cfg.detect.min_site_support, cfg.detect.enabled) == ("local", 0.2, False)
+    with pytest.raises(ValueError, match="SECTION.NAME=VALUE"):
+        load_config("local", None, ["spark.x=1"])
