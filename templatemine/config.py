@@ -42,6 +42,10 @@ class EvidenceConfig:
     """False: the paper's algorithm, literally."""
     min_site_support: float = 0.3
     """Fraction of the site's pages (in the collection) the template must be on."""
+    support_of: str = "path"
+    """What the support counts: "template" (pages with this shingle) or "path"
+    (pages with any template at this template's DOM path, so that variants of one
+    block, such as a footer with two release dates, add up)."""
     min_path_share: float = 0.8
     """Fraction of the template's pagelets at its most common DOM path."""
     min_distinct_pages: int = 2

@@ -30,7 +30,7 @@ The defaults were measured on ../shared/corpora/sites (scripts/eval_sites.py).
 
 from __future__ import annotations
 
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
 from templatemine.config import EvidenceConfig
@@ -51,16 +51,30 @@ def evidence_filter(members: DataFrame, pagelets: DataFrame, pages: DataFrame,
         pages.select("page_key", "site", F.coalesce("dup_of", "page_key").alias("original")), "page_key")
     key = ["shingle", "template_key", "site"]
     per_path = m.groupBy(*key, "dom_path").agg(F.count("*").alias("at_path"))
+    top = per_path.withColumn("rank", F.row_number().over(
+        Window.partitionBy(*key).orderBy(F.desc("at_path"), "dom_path"))).where("rank = 1").select(
+        *key, F.col("dom_path").alias("top_path"), F.col("at_path").alias("at_top_path"))
     evidence = m.groupBy(*key).agg(
         F.count("*").alias("occurrences"),
         F.countDistinct("page_key").alias("n_pages"),
         F.countDistinct("original").alias("n_originals"),
-    ).join(per_path.groupBy(*key).agg(F.max("at_path").alias("at_top_path")), key).join(site_pages, "site")
-    keep = evidence.where(
-        (F.col("n_pages") >= F.col("site_pages") * config.min_site_support)
-        & (F.col("at_top_path") >= F.col("occurrences") * config.min_path_share)
+    ).join(top, key).join(site_pages, "site")
+    placed = evidence.where(
+        (F.col("at_top_path") >= F.col("occurrences") * config.min_path_share)
         & (F.col("n_originals") >= config.min_distinct_pages)
-    ).select(*key)
+    )
+    if config.support_of == "path":
+        # the pages on which some placed template sits at this one's DOM path:
+        # variants of one template block (a footer with two release dates)
+        # share their support
+        cover = m.join(placed.select(*key, F.col("top_path").alias("dom_path")), [*key, "dom_path"]).groupBy(
+            "site", F.col("dom_path").alias("top_path")).agg(F.countDistinct("page_key").alias("support_pages"))
+        placed = placed.join(cover, ["site", "top_path"])
+    elif config.support_of == "template":
+        placed = placed.withColumn("support_pages", F.col("n_pages"))
+    else:
+        raise ValueError(f"support_of must be 'path' or 'template', not {config.support_of!r}")
+    keep = placed.where(F.col("support_pages") >= F.col("site_pages") * config.min_site_support).select(*key)
     return m.join(keep, key, "left_semi").select("page_key", "ordinal", "shingle", "template_key")
 
 
