@@ -112,10 +112,7 @@ def _load(args):
 def _session(args, config, name):
     from templatemine.spark import get_session
 
-    spark = get_session(f"templatemine {name}", args.master, {**config.spark, **_spark_conf(args.conf)})
-    # GraphFrames' connected components checkpoint their iterations here
-    spark.sparkContext.setCheckpointDir(f"{args.out.rstrip('/')}/_checkpoints")
-    return spark
+    return get_session(f"templatemine {name}", args.master, {**config.spark, **_spark_conf(args.conf)})
 
 
 def run_command(args) -> int:

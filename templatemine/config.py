@@ -61,6 +61,18 @@ class DetectConfig(EvidenceConfig):
     """global (Fig. 5), local (Fig. 4), or auto (local below local_max_pages pages)."""
     local_max_pages: int = 50
     """auto: collections with fewer pages use the local algorithm."""
+    cc_algorithm: str = "two_phase"
+    """GraphFrames' connected components algorithm: two_phase (large-star /
+    small-star, converges in O(log n) rounds on DataFrames), randomized_contraction,
+    or graphx (Pregel: as many supersteps as the diameter)."""
+    cc_broadcast_threshold: int = -1
+    """-1: no manual broadcast of high-degree components, AQE handles the skew
+    (graphframes-py 0.12 documents it as much faster and recommended); the giant
+    group of a web-wide pagelet ("Home") is exactly that skew."""
+    cc_checkpoint_interval: int = 2
+    """Checkpoint every N rounds (truncates lineage; GraphFrames' default)."""
+    checkpoint_dir: str = ""
+    """Reliable checkpoints of connected components; "" means OUT/_checkpoints."""
 
 
 @dataclass(frozen=True)

@@ -14,16 +14,23 @@ from __future__ import annotations
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
+from templatemine.config import DetectConfig
 from templatemine.spark import graphframes_available
 
 
 def connected_components(spark: SparkSession, vertices: DataFrame, edges: DataFrame,
-                         checkpoint_interval: int = 2) -> DataFrame:
+                         config: DetectConfig = DetectConfig()) -> DataFrame:
+    """(id, component) for the vertices in components of two or more (isolated
+    vertices may be left out: GraphFrames has been seen to drop them, issue 441,
+    and single-vertex components are never templates)."""
     if graphframes_available(spark):
         from graphframes import GraphFrame
 
-        return GraphFrame(vertices, edges).connectedComponents(checkpointInterval=checkpoint_interval).select(
-            "id", "component")
+        return GraphFrame(vertices, edges).connectedComponents(
+            algorithm=config.cc_algorithm,
+            checkpointInterval=config.cc_checkpoint_interval,
+            broadcastThreshold=config.cc_broadcast_threshold,
+        ).select("id", "component")
     return min_label_propagation(vertices, edges)
 
 

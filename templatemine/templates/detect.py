@@ -33,7 +33,7 @@ from __future__ import annotations
 from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
-from templatemine.config import EvidenceConfig
+from templatemine.config import DetectConfig, EvidenceConfig
 
 from templatemine.templates.components import connected_components
 
@@ -105,7 +105,8 @@ def _vertex_id(shingle, page_key):
     return F.xxhash64(shingle, page_key)
 
 
-def template_components(spark: SparkSession, candidates: DataFrame, tlinks: DataFrame) -> DataFrame:
+def template_components(spark: SparkSession, candidates: DataFrame, tlinks: DataFrame,
+                        config: DetectConfig = DetectConfig()) -> DataFrame:
     """Figure 5 steps 4-5: undirected connected components of each shingle's
     group G_s; (shingle, page_key, component) for the pages of non-singleton
     components. Vertices are (shingle, page) pairs with hashed ids, so one
@@ -114,17 +115,19 @@ def template_components(spark: SparkSession, candidates: DataFrame, tlinks: Data
         "id", _vertex_id("shingle", "page_key")).persist()
     edges = tlinks.select(_vertex_id("shingle", "src_page_key").alias("src"),
                           _vertex_id("shingle", "dst_page_key").alias("dst")).persist()
-    components = connected_components(spark, vertices.select("id"), edges)
+    # GraphFrames' inputs are persisted above: its rounds re-read them
+    components = connected_components(spark, vertices.select("id"), edges, config)
     labelled = vertices.join(components, "id")
     sizes = labelled.groupBy("component").agg(F.count("*").alias("size"))
     result = labelled.join(sizes, "component").where(F.col("size") > 1).select("shingle", "page_key", "component")
     return result
 
 
-def global_template_pagelets(spark: SparkSession, pagelets: DataFrame, links: DataFrame) -> DataFrame:
+def global_template_pagelets(spark: SparkSession, pagelets: DataFrame, links: DataFrame,
+                             config: DetectConfig = DetectConfig()) -> DataFrame:
     """(page_key, ordinal, shingle, template_key) of every pagelet in a template (Fig. 5)."""
     candidates = template_candidates(pagelets, template_shingles(pagelets)).persist()
-    members = template_components(spark, candidates, template_links(candidates, links))
+    members = template_components(spark, candidates, template_links(candidates, links), config)
     return candidates.join(members, ["shingle", "page_key"]).select(
         "page_key", "ordinal", "shingle", F.col("component").alias("template_key"))
 

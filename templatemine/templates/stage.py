@@ -39,6 +39,7 @@ def run_detect(spark: SparkSession, out: str, config: DetectConfig = DetectConfi
                progress: Callable[[str], None] = print) -> dict:
     started = time.time()
     output = RunOutput(spark, out, new_run_id())
+    spark.sparkContext.setCheckpointDir(config.checkpoint_dir or f"{output.out}/_checkpoints")
     pages, pagelets, links = (_read(spark, out, n) for n in ("pages", "pagelets", "links"))
     mode = config.mode
     if mode == "auto":
@@ -46,7 +47,7 @@ def run_detect(spark: SparkSession, out: str, config: DetectConfig = DetectConfi
     progress(f"detect: {mode} template detection over {out}")
     try:
         if mode == GLOBAL:
-            members = global_template_pagelets(spark, pagelets, links)
+            members = global_template_pagelets(spark, pagelets, links, config)
         elif mode == LOCAL:
             members = local_template_pagelets(pages, pagelets)
         else:

@@ -64,3 +64,37 @@ def test_evidence_keeps_recurring_content_the_paper_removes(spark, tmp_path):
     assert "summary of the first post" in texts["evidence"][index]
     for name in texts:  # both remove the real template
         assert "Privacy" not in texts[name][index] and "Copyright" not in texts[name][index]
+
+
+def _site(host, nav, topic, share):
+    from tests.warcgen import site_page
+
+    pages = []
+    for i in range(4):
+        body = f"<p>Page {['one', 'two', 'three', 'four'][i]} about {topic}: {topic} facts number {'x' * (i + 1)}.</p>"
+        pages.append({"url": f"{host}/p{i}.html", "html": site_page(f"{topic} {i}", body + share, nav)})
+    return pages
+
+
+def test_global_keeps_unrelated_sites_and_mirrors_apart(spark, tmp_path):
+    """Definition 4's second condition: a pagelet two unrelated sites share by
+    accident, and the template of a mirror that no link connects to its
+    original, form one template per connected component, never one across."""
+    share = ("<div class='share'><a href='https://social.example/a'>Share on A</a> "
+             "<a href='https://social.example/b'>Share on B</a> <a href='https://social.example/c'>Share on C</a></div>")
+    nav_a = [(f"/p{i}.html", f"Chapter {i}") for i in range(4)]
+    nav_b = [(f"/p{i}.html", f"Recipe {i}") for i in range(4)]
+    site_a = _site("https://docs.alpha.org", nav_a, "astronomy", share)
+    site_b = _site("https://www.beta.net", nav_b, "cooking", share)
+    mirror = [{**p, "url": p["url"].replace("docs.alpha.org", "alpha-mirror.com")} for p in site_a]
+    out = str(tmp_path / "three")
+    run_extract(spark, expand_inputs([write_warc(str(tmp_path / "t.warc.gz"), site_a + site_b + mirror)]), out,
+                ExtractConfig(), **QUIET)
+    run_detect(spark, out, DetectConfig(mode="global"), **QUIET)
+    templates = spark.read.parquet(os.path.join(out, "templates"))
+    assert templates.where("n_sites > 1").count() == 0  # no template spans sites
+    share_templates = templates.where(F.col("sample_text").startswith("Share on A"))
+    assert share_templates.count() == 3 and share_templates.where("n_pages = 4").count() == 3
+    nav_a_templates = templates.where(F.col("sample_text").startswith("Chapter 0"))
+    assert nav_a_templates.count() == 2  # the original and the mirror, apart
+    assert {r["n_pages"] for r in nav_a_templates.collect()} == {4}
