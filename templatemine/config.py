@@ -50,6 +50,9 @@ class EvidenceConfig:
     """Fraction of the template's pagelets at its most common DOM path."""
     min_distinct_pages: int = 2
     """Pages that are not near-duplicates of one another (dup_of) it must span."""
+    bridges: bool = True
+    """Global mode: pages carrying a shingle may connect through one page of
+    their site that does not (section 3.2: "possibly through the root of the site")."""
 
 
 @dataclass(frozen=True)

@@ -101,6 +101,28 @@ def template_links(candidates: DataFrame, links: DataFrame) -> DataFrame:
         "shingle", "src_page_key", "dst_page_key")
 
 
+def bridge_links(candidates: DataFrame, links: DataFrame) -> DataFrame:
+    """Same-site links between a page carrying shingle s and a page r that does
+    not: (shingle, src_page_key, dst_page_key), r being a *bridge*. Section 3.2
+    accepts templatized pages "reachable one from the other by an undirected
+    path of other templatized pages (possibly through the root of the site)";
+    one bridge lets two pages that both link the site's index (and not each
+    other, like the API pages of a reference) join one component. At most d
+    rows per link (d: template pagelets on its page), within the paper's
+    d^2 * M bound for TEMPLATE_LINKS."""
+    pages_of = candidates.select("shingle", "page_key").distinct()
+    site_links = links.where(F.col("same_site") & (F.col("src_page_key") != F.col("dst_page_key"))).select(
+        "src_page_key", "dst_page_key").distinct()
+    carriers_src = site_links.join(pages_of.withColumnRenamed("page_key", "src_page_key"), "src_page_key")
+    carriers_dst = site_links.join(pages_of.withColumnRenamed("page_key", "dst_page_key"), "dst_page_key")
+    out_bridges = carriers_src.join(pages_of.withColumnRenamed("page_key", "dst_page_key"),
+                                    ["shingle", "dst_page_key"], "left_anti")
+    in_bridges = carriers_dst.join(pages_of.withColumnRenamed("page_key", "src_page_key"),
+                                   ["shingle", "src_page_key"], "left_anti")
+    cols = ["shingle", "src_page_key", "dst_page_key"]
+    return out_bridges.select(*cols).union(in_bridges.select(*cols))
+
+
 def _vertex_id(shingle, page_key):
     return F.xxhash64(shingle, page_key)
 
@@ -108,26 +130,31 @@ def _vertex_id(shingle, page_key):
 def template_components(spark: SparkSession, candidates: DataFrame, tlinks: DataFrame,
                         config: DetectConfig = DetectConfig()) -> DataFrame:
     """Figure 5 steps 4-5: undirected connected components of each shingle's
-    group G_s; (shingle, page_key, component) for the pages of non-singleton
-    components. Vertices are (shingle, page) pairs with hashed ids, so one
-    components run serves every shingle at once."""
-    vertices = candidates.select("shingle", "page_key").distinct().withColumn(
+    group G_s; (shingle, page_key, component) for the pages of components
+    holding two or more of them. Vertices are (shingle, page) pairs with hashed
+    ids, so one components run serves every shingle at once; `tlinks` may also
+    hold bridge links, whose pages join the graph but not the templates."""
+    carriers = candidates.select("shingle", "page_key").distinct().withColumn(
         "id", _vertex_id("shingle", "page_key")).persist()
     edges = tlinks.select(_vertex_id("shingle", "src_page_key").alias("src"),
                           _vertex_id("shingle", "dst_page_key").alias("dst")).persist()
+    vertices = carriers.select("id").union(edges.select(F.col("src").alias("id"))).union(
+        edges.select(F.col("dst").alias("id"))).distinct().persist()
     # GraphFrames' inputs are persisted above: its rounds re-read them
-    components = connected_components(spark, vertices.select("id"), edges, config)
-    labelled = vertices.join(components, "id")
+    components = connected_components(spark, vertices, edges, config)
+    labelled = carriers.join(components, "id")
     sizes = labelled.groupBy("component").agg(F.count("*").alias("size"))
-    result = labelled.join(sizes, "component").where(F.col("size") > 1).select("shingle", "page_key", "component")
-    return result
+    return labelled.join(sizes, "component").where(F.col("size") > 1).select("shingle", "page_key", "component")
 
 
 def global_template_pagelets(spark: SparkSession, pagelets: DataFrame, links: DataFrame,
                              config: DetectConfig = DetectConfig()) -> DataFrame:
     """(page_key, ordinal, shingle, template_key) of every pagelet in a template (Fig. 5)."""
     candidates = template_candidates(pagelets, template_shingles(pagelets)).persist()
-    members = template_components(spark, candidates, template_links(candidates, links), config)
+    tlinks = template_links(candidates, links)
+    if config.enabled and config.bridges:
+        tlinks = tlinks.union(bridge_links(candidates, links))
+    members = template_components(spark, candidates, tlinks, config)
     return candidates.join(members, ["shingle", "page_key"]).select(
         "page_key", "ordinal", "shingle", F.col("component").alias("template_key"))
 
