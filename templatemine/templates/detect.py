@@ -22,7 +22,8 @@ keeps a template on a site only if
 - it is on at least `min_site_support` of the site's pages (look and feel is
   site-wide; duplicated content sits on a few pages),
 - at least `min_path_share` of its pagelets sit at the same DOM path (a
-  template is stamped at one place; a repeated item moves: li[1], li[6]),
+  template is stamped at one place; a repeated item moves: li[1], li[6]; off by
+  default since bridges made it cost more than it gains),
 - it spans at least two pages that are not near-duplicates of each other
   (whole-sale duplication is not a template, section 3.2).
 The defaults were measured on ../shared/corpora/sites (scripts/eval_sites.py).
