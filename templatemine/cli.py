@@ -112,7 +112,10 @@ def _load(args):
 def _session(args, config, name):
     from templatemine.spark import get_session
 
-    return get_session(f"templatemine {name}", args.master, {**config.spark, **_spark_conf(args.conf)})
+    conf = {**config.spark, **_spark_conf(args.conf)}
+    if not sys.stderr.isatty():  # logs and cron: Spark's progress bar would garble them
+        conf.setdefault("spark.ui.showConsoleProgress", "false")
+    return get_session(f"templatemine {name}", args.master, conf)
 
 
 def run_command(args) -> int:

@@ -1,4 +1,4 @@
-"""Small WARC files written by the tests themselves (no network, no ../shared)."""
+"""Small WARC files written by the tests themselves (no network, nothing outside the repository)."""
 
 from __future__ import annotations
 

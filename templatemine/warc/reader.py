@@ -11,8 +11,10 @@ what a crawl-scale reader needs:
   inflates to a WARC/ARC header, or the next `WARC/` line in an uncompressed
   file), so good records after a bad one are kept;
 - a file compressed as one gzip stream instead of one member per record (which
-  warcio refuses) is read sequentially from the decompressed stream; offsets of
-  its records are then positions in the decompressed stream.
+  warcio refuses), and a record that gzip members split in the middle ("wrong
+  chunking"), are read on as one continuous decompressed stream; offsets of the
+  records read that way are positions in that stream (their `detail` says so).
+  Damaged compressed data (bad CRC, torn deflate) met in that mode ends the file.
 
 Nothing here imports pyspark: `iter_records` is the pure per-file function that
 the Spark stage calls inside `mapInArrow`.
