@@ -92,7 +92,7 @@ def main() -> int:
               f"{results[default][s]:>8.3f}{loso[s]:>7.3f}")
     print(f"{'mean of 9 sites':<22}{0.843:>8.3f}{0.856:>9.3f}{mean(paper):>7.3f}{mean(results[default]):>8.3f}"
           f"{mean(loso):>7.3f}")
-    print(f"(peers: the corpus README's per-site numbers, rounded to 2 places; their means are its own)")
+    print("(peers: the corpus README's per-site numbers, rounded to 2 places; their means are its own)")
     return 0
 
 

@@ -19,7 +19,6 @@ links and pagelets", constant time per page. Here:
 
 from __future__ import annotations
 
-import logging
 import platform
 import time
 from dataclasses import asdict
@@ -38,7 +37,6 @@ from templatemine.tables.output import RunOutput, new_run_id
 from templatemine.warc.inputs import InputFile, open_input
 from templatemine.warc.reader import RawRecord, iter_records
 
-log = logging.getLogger(__name__)
 MANIFEST = "manifest.json"
 
 

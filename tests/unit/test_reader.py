@@ -3,7 +3,6 @@ good records before and after a bad one survive, the bad one is reported with
 its file and offset, nothing is lost silently."""
 
 import collections
-import io
 
 from templatemine.warc.reader import iter_records, sniff_html
 from tests.warcgen import gzip_member, sample, small_site, write_warc

@@ -1,5 +1,3 @@
-import gzip
-
 from templatemine.html.page import PageParser
 from templatemine.html.record import OUTCOMES, extract_capture, parse_warc_date
 from templatemine.warc.reader import RawRecord, iter_records
