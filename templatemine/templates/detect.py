@@ -35,7 +35,6 @@ from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
 from templatemine.config import DetectConfig, EvidenceConfig
-
 from templatemine.templates.components import connected_components
 
 GLOBAL, LOCAL = "global", "local"
@@ -124,6 +123,12 @@ def bridge_links(candidates: DataFrame, links: DataFrame) -> DataFrame:
     return out_bridges.select(*cols).union(in_bridges.select(*cols))
 
 
+def template_id():
+    """The template_id column of a membership row: one definition for the
+    templates and template_pagelets tables, so that they join."""
+    return F.xxhash64("shingle", "template_key").alias("template_id")
+
+
 def _vertex_id(shingle, page_key):
     return F.xxhash64(shingle, page_key)
 
@@ -182,6 +187,6 @@ def templates_table(template_pagelets: DataFrame, pagelets: DataFrame, pages: Da
         F.slice(F.array_sort(F.collect_set("dom_path")), 1, 5).alias("dom_paths"),
         F.substring(F.min("text"), 1, 200).alias("sample_text"),
     ).select(
-        F.xxhash64("shingle", "template_key").alias("template_id"), "shingle", "n_pages", "n_sites", "dom_paths",
+        template_id(), "shingle", "n_pages", "n_sites", "dom_paths",
         "sample_text", F.lit(mode).alias("mode"),
     )

@@ -22,11 +22,11 @@ from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
 from templatemine.clean.clean import clean_links, clean_pages
+from templatemine.config import DetectConfig
 from templatemine.spark import graphframes_available
 from templatemine.tables.output import RunOutput, new_run_id
-from templatemine.config import DetectConfig
 from templatemine.templates.detect import (GLOBAL, LOCAL, evidence_filter, global_template_pagelets,
-                                           local_template_pagelets, templates_table)
+                                           local_template_pagelets, template_id, templates_table)
 
 TEMPLATES, TEMPLATE_PAGELETS, CLEAN_PAGES, CLEAN_LINKS = "templates", "template_pagelets", "clean_pages", "clean_links"
 
@@ -55,8 +55,8 @@ def run_detect(spark: SparkSession, out: str, config: DetectConfig = DetectConfi
         members = evidence_filter(members, pagelets, pages, config).persist()
         templates = templates_table(members, pagelets, pages, mode if config.enabled else f"{mode}-paper")
         templates.write.mode("overwrite").parquet(output.staged(TEMPLATES))
-        members.select("page_key", "ordinal", F.xxhash64("shingle", "template_key").alias("template_id")).write.mode(
-            "overwrite").parquet(output.staged(TEMPLATE_PAGELETS))
+        members.select("page_key", "ordinal", template_id()).write.mode("overwrite").parquet(
+            output.staged(TEMPLATE_PAGELETS))
         n_templates = spark.read.parquet(output.staged(TEMPLATES)).count()
         n_members = spark.read.parquet(output.staged(TEMPLATE_PAGELETS)).count()
     except BaseException:
