@@ -144,11 +144,14 @@ def run_command(args) -> int:
             print(f"  clean pages {cleaned['rows']['clean_pages']}, clean links {cleaned['rows']['clean_links']}, "
                   f"mean template token fraction {cleaned['mean_template_token_fraction']:.3f}", flush=True)
         if args.command == "evaluate":
-            from templatemine.evaluate.bow import evaluate_texts
+            from templatemine.evaluate.bow import evaluate_texts, read_gold
             from templatemine.html.urls import normalize_url
 
-            texts = {r["url"]: r["clean_text"] for r in
-                     spark.read.parquet(f"{args.out.rstrip('/')}/clean_pages").select("url", "clean_text").collect()}
+            # only the gold pages' texts come to the driver, not the whole crawl's
+            urls = sorted({normalize_url(u) or u for path in args.gold for u in read_gold(path)})
+            wanted = spark.createDataFrame([(u,) for u in urls], "url string")
+            clean = spark.read.parquet(f"{args.out.rstrip('/')}/clean_pages").join(wanted, "url", "left_semi")
+            texts = {r["url"]: r["clean_text"] for r in clean.select("url", "clean_text").collect()}
             result = evaluate_texts(texts, args.gold, normalize_url)
             print(f"{'gold':<40}{'pages':>7}{'P':>7}{'R':>7}{'F1':>7}")
             for name, s in result["per_file"].items():
