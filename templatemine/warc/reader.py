@@ -345,3 +345,33 @@ def _stream_mode(path, fh, start: int, state: _Reading, max_payload_bytes: int, 
         if any(word in message for word in ("zlib", "CRC", "BadGzipFile", "EOFError")):
             return  # the compressed data is broken from here on
         resume_at, resync, expect_record = bad + 1, True, False
+
+
+def records_at(path: str, fh: BinaryIO, offsets: list[int], max_payload_bytes: int = 10 << 20) -> dict[int, RawRecord]:
+    """The records that start at `offsets` (as `iter_records` numbered them):
+    the way detectors that need only a few pages of a file "load" them.
+
+    Each offset is read by seeking to it (one gzip member or one record); when
+    that fails (a file read as one stream, where offsets are stream positions,
+    or damage), the file is read through `iter_records` for the rest. Offsets
+    not found are missing from the result."""
+    wanted = sorted(set(offsets))
+    found: dict[int, RawRecord] = {}
+    rest: list[int] = []
+    for offset in wanted:
+        try:
+            fh.seek(offset)
+            rec = next(iter(ArchiveIterator(fh)))
+            found[offset] = _candidate(rec, path, offset, max_payload_bytes)
+        except Exception:  # not a record boundary here: fall back to a full read
+            rest.append(offset)
+    if rest:
+        fh.seek(0)
+        rest_set = set(rest)
+        for raw in iter_records(path, fh, max_payload_bytes):
+            if raw.offset in rest_set:
+                found[raw.offset] = raw
+                rest_set.discard(raw.offset)
+                if not rest_set:
+                    break
+    return found

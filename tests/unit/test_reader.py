@@ -4,7 +4,7 @@ its file and offset, nothing is lost silently."""
 
 import collections
 
-from templatemine.warc.reader import iter_records, sniff_html
+from templatemine.warc.reader import iter_records, records_at, sniff_html
 from tests.warcgen import gzip_member, sample, small_site, write_warc
 
 
@@ -94,3 +94,19 @@ def test_html_by_header_and_by_sniffing(tmp_path):
     recs = read(write_warc(str(tmp_path / "types.warc.gz"), pages))
     assert [r.outcome for r in recs] == [None, "non_html", "non_html", "non_html", "non_2xx", "empty"]
     assert sniff_html(b"\xef\xbb\xbf  <!DOCTYPE html>") and not sniff_html(b"GIF89a")
+
+
+def test_records_at_loads_pages_by_offset():
+    """What a detector that needs a few pages of a file reads: the same records
+    as a full pass, by seeking (gzip members, plain WARC) or, for a file that is
+    one gzip stream, by reading through it."""
+    for name in ("iana.warc.gz", "warcio-example-iana.org-chunked.warc", "warcio-example-bad-non-chunked.warc.gz",
+                 "warcio-example.arc.gz"):
+        path = sample(name)
+        full = {r.offset: r for r in read(path) if r.payload is not None}
+        assert full, name
+        wanted = sorted(full)[-3:]
+        with open(path, "rb") as fh:
+            got = records_at(path, fh, wanted + [1])  # offset 1 starts no record
+        assert sorted(got) == wanted, name
+        assert all(got[o].payload == full[o].payload and got[o].target_uri == full[o].target_uri for o in wanted)
