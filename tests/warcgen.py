@@ -100,3 +100,39 @@ def blog_site(host: str = "https://blog.example.org", n_posts: int = 8) -> list[
                f" with its own words {'lorem ipsum ' * i}.</p>"
         pages.append({"url": f"{host}/posts/{i}/", "html": site_page(f"Post {i}", body, nav)})
     return pages
+
+
+def two_template_site(host: str = "https://two.example.org", n_sections: int = 5, n_posts: int = 6) -> list[dict]:
+    """A site with two templates (Alarte et al.'s case of a site that is not one
+    template): section pages with a top menu, a sidebar and a footer, all linked
+    by the menu; and posts in another layout whose "series" box links every
+    post to every other. Each page has its own content text."""
+    words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet"]
+    sections = [("/", "Home")] + [(f"/section/{w}/", w.title()) for w in words[1:n_sections]]
+    menu = "".join(f"<li class='item'><a href='{href}'>{text}</a></li>" for href, text in sections)
+    posts = [(f"/post/{i}/", f"Story {words[i]}") for i in range(n_posts)]
+
+    def section_page(i: int, title: str) -> str:
+        content = " ".join(f"Section {title} paragraph {k} talks about {words[(i + k) % len(words)]} and "
+                           f"{words[(i + 2 * k) % len(words)]} in depth." for k in range(4))
+        return (f"<html><head><title>{title}</title></head><body>"
+                f"<div id='top'><ul class='menu'>{menu}</ul></div>"
+                f"<div id='wrap'><div id='side'><h3>Archive</h3><p>Older entries are kept in the archive pages "
+                f"of this site</p></div><div id='content'><h1>{title}</h1><p>{content}</p>"
+                f"<p><a href='{posts[i % n_posts][0]}'>A story</a></p></div></div>"
+                f"<div id='foot'><p>Section footer with contact details and licence</p></div></body></html>")
+
+    series = "".join(f"<li><a href='{href}'>{text}</a></li>" for href, text in posts)
+
+    def post_page(i: int, title: str) -> str:
+        content = " ".join(f"{title} sentence {k} on {words[(3 * i + k) % len(words)]} for the readers."
+                           for k in range(5))
+        return (f"<html><head><title>{title}</title></head><body>"
+                f"<header class='bar'><a href='/'>Back to home</a> <span>Reading mode on</span></header>"
+                f"<article><h2>{title}</h2><p>{content}</p></article>"
+                f"<aside class='series'><h4>In this series</h4><ol>{series}</ol></aside>"
+                f"<footer class='post-foot'><p>Share this story with friends and colleagues</p></footer>"
+                f"</body></html>")
+
+    return ([{"url": host + href, "html": section_page(i, text)} for i, (href, text) in enumerate(sections)]
+            + [{"url": host + href, "html": post_page(i, text)} for i, (href, text) in enumerate(posts)])

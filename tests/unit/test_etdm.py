@@ -1,0 +1,177 @@
+"""Alarte et al.'s detector, per page and per site, without Spark."""
+
+import random
+
+import pytest
+
+from templatemine.html.page import PageParser
+from templatemine.html.urls import normalize_url, page_key
+from templatemine.templates.etdm import (EQUALITY_PRESETS, TEXT, DomTree, Equality, best_template,
+                                         choose_key_pages, clean_page, complete_subdigraph, etdm, explore_order,
+                                         extract_template)
+from tests.warcgen import two_template_site
+
+LABELS = ["Alpha", "Bravo", "Charlie", "Delta", "Echo", "Foxtrot"]
+MENU = "".join(f"<li class='{{cls{i}}}'><a href='/p{i}'>Item {w}</a></li>" for i, w in enumerate(LABELS))
+
+
+def page(active: int, content: str) -> DomTree:
+    classes = {f"cls{i}": ("item active" if i == active else "item") for i in range(6)}
+    return DomTree.from_html(f"<body><ul id='menu'>{MENU.format(**classes)}</ul><div id='main'>{content}</div>"
+                             f"<footer><p>Footer (c) 2026</p></footer></body>")
+
+
+def texts(tree: DomTree, nodes) -> list[str]:
+    return [tree.text[i] for i in sorted(nodes) if tree.tag[i] == TEXT]
+
+
+def test_etdm_is_an_equal_top_down_one_to_one_mapping():
+    """Definition 3.2 on random pages: equal, top-down, one-to-one; a page maps onto itself whole."""
+    rng = random.Random(7)
+    tags = ["div", "p", "ul", "li", "span", "a"]
+
+    def random_html(depth: int) -> str:
+        if depth == 0 or rng.random() < 0.2:
+            return rng.choice(["alpha", "beta", "gamma 2026", "delta"])
+        tag = rng.choice(tags)
+        cls = rng.choice(["", "x", "y"])
+        return f"<{tag} class='{cls}'>" + "".join(random_html(depth - 1) for _ in range(rng.randint(1, 4))) + f"</{tag}>"
+
+    for _ in range(30):
+        t1 = DomTree.from_html("<body>" + random_html(5) + "</body>")
+        t2 = DomTree.from_html("<body>" + random_html(5) + "</body>")
+        for eq in map(Equality, EQUALITY_PRESETS.values()):
+            m = etdm(t1, t2, eq)
+            assert len(set(m.values())) == len(m)  # one-to-one
+            s1, s2 = t1.signatures(eq), t2.signatures(eq)
+            for a, b in m.items():
+                if a == 0:
+                    assert b == 0
+                    continue
+                assert s1[a] == s2[b]  # equal
+                assert m[t1.parent[a]] == t2.parent[b]  # top-down
+            assert len(etdm(t1, t1, eq)) == len(t1)
+
+
+def test_a_highlighted_menu_item_does_not_shift_the_mapping():
+    key, other = page(0, "<p>Key page text</p>"), page(3, "<p>Another page</p>")
+    m = etdm(key, other, Equality(EQUALITY_PRESETS["default"]))
+    mapped = texts(key, m)
+    # every item but the two highlighted ones (0 on the key page, 3 on the other) maps
+    assert [t for t in mapped if t.startswith("Item")] == ["Item Bravo", "Item Charlie", "Item Echo",
+                                                                "Item Foxtrot"]
+    assert "Footer (c) 2026" in mapped and "Key page text" not in mapped
+
+
+def test_template_is_the_common_part_and_content_stays():
+    eq = Equality.parse("loose")
+    key = page(0, "<p>Welcome to the key page</p>")
+    cs = [page(i, f"<p>Page {i} has words of its own</p><p>and a second paragraph</p>") for i in (1, 2, 3)]
+    template = extract_template(key, cs, eq)
+    assert "Footer (c) 2026" in texts(template, range(len(template)))
+    assert not any("Welcome" in t for t in texts(template, range(len(template))))
+    target = page(4, "<p>Fresh content of page four</p>")
+    cleaned = clean_page(target, template, eq)
+    assert "Fresh content of page four" in cleaned.clean_text
+    assert "Footer" not in cleaned.clean_text and "Item Bravo" not in cleaned.clean_text
+    assert 0 < cleaned.template_tokens < cleaned.n_tokens
+    assert "/html/body/footer[1]" in cleaned.template_paths
+
+
+def test_stricter_equality_maps_less():
+    """The paper's trade-off: a stricter relation maps fewer nodes (precision up, recall down)."""
+    key = page(0, "<p>x</p>")
+    other = DomTree.from_html("<body><ul id='menu' data-x='1'>" + MENU.format(
+        **{f"cls{i}": "item" for i in range(6)}) + "<li>extra</li></ul><footer><p>Footer (c) 1999</p></footer></body>")
+    sizes = [len(etdm(key, other, Equality.parse(name))) for name in ("loose", "default", "strictest")]
+    assert sizes[0] >= sizes[1] > sizes[2]
+
+
+def test_dom_paths_agree_with_pagelets():
+    """Node paths use pagelets.py's DOM paths, so template_pagelets can be joined on them."""
+    html = two_template_site()[0]["html"]
+    tree = DomTree.from_html(html)
+    parsed = PageParser().parse("https://two.example.org/", html)
+    paths = set(tree.path)
+    assert parsed.pagelets and all(p.dom_path in paths for p in parsed.pagelets)
+
+
+def _site_graph(pages):
+    parser = PageParser()
+    out, parsed = {}, {}
+    for p in pages:
+        url = normalize_url(p["url"])
+        key = page_key(url)
+        parsed[key] = parser.parse(url, p["html"])
+        out[key] = {ln.dst_page_key for ln in parsed[key].links if ln.same_site}
+    for key in out:
+        out[key] &= set(out)
+    return out, parsed
+
+
+def test_a_site_with_two_templates_gets_both():
+    pages = two_template_site()
+    out, parsed = _site_graph(pages)
+    keys_by_url = {page_key(normalize_url(p["url"])): p["url"] for p in pages}
+    indeg = {k: sum(k in s for s in out.values()) for k in out}
+    shape = {k: hash(tuple(sorted({"/".join(pl.dom_path.split("/")[:4]) for pl in parsed[k].pagelets})))
+             for k in out}
+    keys = choose_key_pages([(k, keys_by_url[k], shape[k], indeg[k]) for k in out], max_templates=3)
+    assert keys_by_url[keys[0]] == "https://two.example.org/" and len(keys) == 2
+    assert "/post/" in keys_by_url[keys[1]]
+    trees = {page_key(normalize_url(p["url"])): DomTree.from_html(p["html"]) for p in pages}
+    eq = Equality.parse("loose")
+    templates = []
+    for key in keys:
+        density = {pl.ordinal: pl.n_links / (pl.n_tokens + 1) for pl in parsed[key].pagelets}
+        order = explore_order([(ln.link_ordinal, ln.dst_page_key, density.get(ln.pagelet_ordinal, 0.0))
+                               for ln in parsed[key].links], menu_first=True)
+        cs = complete_subdigraph(key, out, 4, order)
+        assert cs.complete and len(cs.pages) == 4
+        templates.append(extract_template(trees[key], [trees[k] for k in cs.pages], eq))
+    section_text = " ".join(texts(templates[0], range(len(templates[0]))))
+    post_text = " ".join(texts(templates[1], range(len(templates[1]))))
+    assert "Archive" in section_text and "Section footer" in section_text
+    assert "In this series" in post_text and "Share this story" in post_text
+    for key, tree in trees.items():
+        chosen = best_template(tree, templates, eq)
+        assert chosen == (1 if "/post/" in keys_by_url[key] else 0), keys_by_url[key]
+        cleaned = clean_page(tree, templates[chosen], eq)
+        assert "Share this story" not in cleaned.clean_text and "Section footer" not in cleaned.clean_text
+        assert ("sentence 0" in cleaned.clean_text) or ("paragraph 0" in cleaned.clean_text)
+
+
+def test_no_complete_subdigraph_degrades_to_the_biggest_one():
+    """Algorithm 1: without an n-CS, every link is explored and the biggest m-CS returned."""
+    # a hub whose pages link only back to the hub: no two of them link each other
+    star = {0: {1, 2, 3, 4, 5}, **{i: {0} for i in range(1, 6)}}
+    cs = complete_subdigraph(0, star, 4)
+    assert not cs.complete and cs.explored == 5 and len(cs.pages) == 1
+    # pages 1-2-3 link each other pairwise, 4 and 5 only one way: a 3-CS is the best
+    graph = {0: {1, 2, 3, 4, 5}, 1: {2, 3, 4}, 2: {1, 3}, 3: {1, 2}, 4: {5}, 5: set()}
+    cs = complete_subdigraph(0, graph, 4)
+    assert not cs.complete and cs.explored == 5 and sorted(cs.pages) == [1, 2, 3]
+    # with n = 3 it stops as soon as the 3-CS is complete
+    cs = complete_subdigraph(0, graph, 3)
+    assert cs.complete and cs.explored == 3
+    # links to pages outside the crawl cannot be loaded and are not explored
+    cs = complete_subdigraph(0, {0: {1, 9}, 1: {0}}, 4)
+    assert cs.explored == 1
+
+
+def test_menu_first_explores_the_densest_region_first():
+    links = [(0, 10, 0.01), (1, 11, 0.9), (2, 12, 0.01), (3, 13, 0.9)]
+    assert explore_order(links, menu_first=True) == [11, 13, 10, 12]
+    assert explore_order(links, menu_first=False) == [10, 11, 12, 13]
+
+
+def test_templates_round_trip_as_json():
+    tree = page(2, "<p>Some text</p>")
+    back = DomTree.from_json(tree.to_json())
+    eq = Equality.parse("strictest")
+    assert back.signatures(eq) == tree.signatures(eq) and back.children == tree.children
+
+
+def test_unknown_equality_feature_is_refused():
+    with pytest.raises(ValueError, match="unknown equality features"):
+        Equality.parse("tag,colour")
