@@ -18,6 +18,8 @@ from dataclasses import replace
 
 from templatemine.warc.inputs import InputError, expand_inputs
 
+MODES = ["auto", "global", "local", "etdm", "etdm+global"]  # templates/stage.py
+
 
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--master", help="Spark master (default: local[*], or spark-submit's)")
@@ -43,12 +45,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("inputs", nargs="+", metavar="INPUT")
     run.add_argument("--out", required=True)
     run.add_argument("--fail-fast", action="store_true")
-    run.add_argument("--mode", choices=["auto", "global", "local"], help="template detector (default: config's, auto)")
+    run.add_argument("--mode", choices=MODES, help="template detector (default: config's, auto)")
     _common(run)
 
     detect = sub.add_parser("detect", help="templates and template_pagelets from an extract output")
     detect.add_argument("out", metavar="OUT")
-    detect.add_argument("--mode", choices=["auto", "global", "local"], help="default: config's (auto)")
+    detect.add_argument("--mode", choices=MODES, help="default: config's (auto)")
     _common(detect)
 
     clean = sub.add_parser("clean", help="clean_pages and clean_links from a detect output")

@@ -64,7 +64,9 @@ class DetectConfig(EvidenceConfig):
     `EvidenceConfig` and these."""
 
     mode: str = "auto"
-    """global (Fig. 5), local (Fig. 4), or auto (local below local_max_pages pages)."""
+    """global (Fig. 5), local (Fig. 4), auto (local below local_max_pages pages),
+    etdm (Alarte et al.: menu-linked complete subdigraphs and equal top-down
+    mapping, templates/etdm.py), or etdm+global (both detectors' templates removed)."""
     local_max_pages: int = 50
     """auto: collections with fewer pages use the local algorithm."""
     cc_algorithm: str = "two_phase"
@@ -79,6 +81,21 @@ class DetectConfig(EvidenceConfig):
     """Checkpoint every N rounds (truncates lineage; GraphFrames' default)."""
     checkpoint_dir: str = ""
     """Reliable checkpoints of connected components; "" means OUT/_checkpoints."""
+    etdm_n: int = 4
+    """etdm, Algorithm 1: size of the complete subdigraph sought (the paper found 4)."""
+    etdm_equality: str = "loose"
+    """etdm: the equality relation of Definition 3.2, a preset (structure, loose,
+    default, strict, strictest) or features "tag,id,class,attrs,children,position,text".
+    Measured on the nine sites (docs/etdm.md): loose (tag + text) 0.922 F1,
+    default 0.900, strict 0.902, strictest 0.900, structure 0.869."""
+    etdm_menu_first: bool = True
+    """etdm, Algorithm 1: explore the key page's links of highest link density first."""
+    etdm_max_templates: int = 3
+    """etdm: key pages (so templates) per site at most."""
+    etdm_shape_depth: int = 3
+    """etdm: depth at which pagelet DOM paths are cut to compare page shapes."""
+    etdm_min_shape_share: float = 0.1
+    """etdm: a page shape gets its own key page if it has this share of the site's pages."""
 
 
 @dataclass(frozen=True)

@@ -10,10 +10,14 @@ picks local for collections of fewer than `local_max_pages` pages, where a
 template's pages are unlikely to be linked to each other inside the sample
 (section 3.2: "the first algorithm ... is more suitable for document sets that
 consist only of a small fraction of the documents from the larger universe").
+"etdm" runs Alarte et al.'s detector (templates/etdm_stages.py), which works at
+DOM-node level and also writes `page_templates` (each page's clean text and
+template tokens, node level); "etdm+global" removes what either detector finds.
 """
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import asdict
 from typing import Callable
@@ -29,6 +33,8 @@ from templatemine.templates.detect import (GLOBAL, LOCAL, evidence_filter, globa
                                            local_template_pagelets, template_id, templates_table)
 
 TEMPLATES, TEMPLATE_PAGELETS, CLEAN_PAGES, CLEAN_LINKS = "templates", "template_pagelets", "clean_pages", "clean_links"
+PAGE_TEMPLATES = "page_templates"  # node-level result of the etdm modes
+ETDM, COMBINED = "etdm", "etdm+global"
 
 
 def _read(spark: SparkSession, out: str, name: str):
@@ -45,18 +51,24 @@ def run_detect(spark: SparkSession, out: str, config: DetectConfig = DetectConfi
     if mode == "auto":
         mode = LOCAL if pages.count() < config.local_max_pages else GLOBAL
     progress(f"detect: {mode} template detection over {out}")
+    tables = [TEMPLATES, TEMPLATE_PAGELETS]
+    extra: dict = {}
     try:
-        if mode == GLOBAL:
-            members = global_template_pagelets(spark, pagelets, links, config)
-        elif mode == LOCAL:
-            members = local_template_pagelets(pages, pagelets)
+        if mode in (ETDM, COMBINED):
+            extra = _detect_etdm(spark, output, pages, pagelets, links, config, mode, progress)
+            tables.append(PAGE_TEMPLATES)
         else:
-            raise ValueError(f"unknown detection mode {mode!r}")
-        members = evidence_filter(members, pagelets, pages, config).persist()
-        templates = templates_table(members, pagelets, pages, mode if config.enabled else f"{mode}-paper")
-        templates.write.mode("overwrite").parquet(output.staged(TEMPLATES))
-        members.select("page_key", "ordinal", template_id()).write.mode("overwrite").parquet(
-            output.staged(TEMPLATE_PAGELETS))
+            if mode == GLOBAL:
+                members = global_template_pagelets(spark, pagelets, links, config)
+            elif mode == LOCAL:
+                members = local_template_pagelets(pages, pagelets)
+            else:
+                raise ValueError(f"unknown detection mode {mode!r}")
+            members = evidence_filter(members, pagelets, pages, config).persist()
+            templates = templates_table(members, pagelets, pages, mode if config.enabled else f"{mode}-paper")
+            templates.write.mode("overwrite").parquet(output.staged(TEMPLATES))
+            members.select("page_key", "ordinal", template_id()).write.mode("overwrite").parquet(
+                output.staged(TEMPLATE_PAGELETS))
         n_templates = spark.read.parquet(output.staged(TEMPLATES)).count()
         n_members = spark.read.parquet(output.staged(TEMPLATE_PAGELETS)).count()
     except BaseException:
@@ -65,11 +77,59 @@ def run_detect(spark: SparkSession, out: str, config: DetectConfig = DetectConfi
     manifest = {
         "stage": "detect", "run_id": output.run_id, "out": output.out, "config": asdict(config), "mode": mode,
         "connected_components": "graphframes" if graphframes_available(spark) else "min-label propagation",
-        "rows": {TEMPLATES: n_templates, TEMPLATE_PAGELETS: n_members},
+        "rows": {TEMPLATES: n_templates, TEMPLATE_PAGELETS: n_members, **extra.pop("rows", {})},
+        **extra,
         "timings": {"total_s": round(time.time() - started, 3)},
     }
-    output.commit([TEMPLATES, TEMPLATE_PAGELETS], "detect.json", manifest)
+    output.commit(tables, "detect.json", manifest)
     return manifest
+
+
+def _detect_etdm(spark, output: RunOutput, pages, pagelets, links, config: DetectConfig, mode: str,
+                 progress) -> dict:
+    """The etdm modes: key pages and CSs, templates, every page mapped; in
+    etdm+global, the global detector's template pagelets are removed too."""
+    from templatemine.templates.etdm_stages import (etdm_template_pagelets, etdm_templates_table,
+                                                    extract_templates, key_pages_and_subdigraphs, map_pages,
+                                                    site_links)
+
+    edges = site_links(pages, links, pagelets).persist()
+    keys = key_pages_and_subdigraphs(pages, pagelets, edges, config).persist()
+    templates = extract_templates(pages, keys, config).persist()
+    progress(f"detect: {templates.count()} etdm templates from {keys.count()} key pages")
+    removed = global_members = None
+    if mode == COMBINED:
+        global_members = evidence_filter(global_template_pagelets(spark, pagelets, links, config),
+                                         pagelets, pages, config).persist()
+        removed = global_members.join(pagelets.select("page_key", "ordinal", "dom_path"), ["page_key", "ordinal"])
+    map_pages(spark, pages, templates, config, removed).write.mode("overwrite").parquet(
+        output.staged(PAGE_TEMPLATES))
+    mapped = spark.read.parquet(output.staged(PAGE_TEMPLATES))
+    members = etdm_template_pagelets(pagelets, mapped)
+    table = etdm_templates_table(templates, keys, pages, mapped, mode)
+    if global_members is not None:
+        members = members.unionByName(global_members.select("page_key", "ordinal", template_id())).groupBy(
+            "page_key", "ordinal").agg(F.first("template_id").alias("template_id"))
+        table = table.unionByName(templates_table(global_members, pagelets, pages, GLOBAL), allowMissingColumns=True)
+    table.write.mode("overwrite").parquet(output.staged(TEMPLATES))
+    members.write.mode("overwrite").parquet(output.staged(TEMPLATE_PAGELETS))
+    stats = spark.read.parquet(output.staged(TEMPLATES)).where(F.col("mode") == mode).agg(
+        F.count("*").alias("templates"), F.avg(F.col("explored") + 1).alias("explored"),
+        F.avg("pages_parsed").alias("parsed"), F.avg(F.col("complete").cast("double")).alias("complete"),
+    ).first()
+    load = mapped.agg(F.count("*").alias("pages"), F.count("load_error").alias("errors"),
+                      F.count("template_id").alias("matched")).first()
+    return {
+        "rows": {PAGE_TEMPLATES: load["pages"]},
+        "etdm": {
+            "templates": stats["templates"],
+            "mean_pages_explored_per_template": round(stats["explored"] or 0.0, 2),
+            "mean_pages_parsed_per_template": round(stats["parsed"] or 0.0, 2),
+            "complete_subdigraph_share": round(stats["complete"] or 0.0, 3),
+            "pages_matched_to_a_template": load["matched"],
+            "pages_not_reloaded": load["errors"],
+        },
+    }
 
 
 def run_clean(spark: SparkSession, out: str, progress: Callable[[str], None] = print) -> dict:
@@ -79,7 +139,18 @@ def run_clean(spark: SparkSession, out: str, progress: Callable[[str], None] = p
     members = _read(spark, out, TEMPLATE_PAGELETS)
     progress(f"clean: removing template pagelets from pages and links in {out}")
     try:
-        clean_pages(pages, pagelets, members).write.mode("overwrite").parquet(output.staged(CLEAN_PAGES))
+        cleaned = clean_pages(pages, pagelets, members)
+        detected = json.loads(output.read_text(output.final("detect.json")) or "{}")
+        if detected.get("mode") in (ETDM, COMBINED):  # node level: the text left by the mapping
+            progress("clean: node-level text of the etdm mapping (page_templates)")
+            node = _read(spark, out, PAGE_TEMPLATES).where(F.col("clean_text").isNotNull()).select(
+                "page_key", F.col("clean_text").alias("node_text"),
+                (F.col("template_tokens") / F.when(F.col("n_tokens") > 0, F.col("n_tokens"))).alias("node_fraction"))
+            cleaned = cleaned.join(node, "page_key", "left").select(
+                "page_key", "url", "site", F.coalesce("node_text", "clean_text").alias("clean_text"),
+                F.coalesce("node_fraction", "template_token_fraction").alias("template_token_fraction"),
+                "n_template_pagelets")
+        cleaned.write.mode("overwrite").parquet(output.staged(CLEAN_PAGES))
         clean_links(links, members).write.mode("overwrite").parquet(output.staged(CLEAN_LINKS))
         cp = spark.read.parquet(output.staged(CLEAN_PAGES))
         stats = cp.agg(F.count("*").alias("pages"), F.avg("template_token_fraction").alias("mean_template_fraction"),

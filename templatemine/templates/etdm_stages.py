@@ -1,0 +1,240 @@
+"""Alarte et al.'s detector as Spark stages (the algorithms: templates/etdm.py).
+
+    PAGES, LINKS, PAGELETS
+      -> key_pages_and_subdigraphs   per site: key pages (choose_key_pages) and
+                                     Algorithm 1 on the site's links; no page loaded
+      -> extract_templates           per key page: load it and its CS pages from
+                                     the WARC files (random access), Algorithm 2
+      -> map_pages                   per WARC file: every page of a site with a
+                                     template, mapped onto its best template;
+                                     its template nodes removed (node level)
+
+Per-site work is a `cogroup(...).applyInPandas` over the site's pages and links
+(one task handles a site: the link lists of very large sites are the limit, see
+docs/etdm.md); loading pages happens per template and per WARC file, so the
+expensive part (parsing every page again) is spread like extract.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+from templatemine.config import DetectConfig
+from templatemine.ids import hash64
+
+KEY_SCHEMA = ("site string, key_page_key long, key_rank int, cs array<long>, explored int, complete boolean, "
+              "reachable int")
+TEMPLATE_SCHEMA = ("site string, template_id long, key_page_key long, template_json string, n_nodes int, "
+                   "pages_parsed int, sample_text string")
+MAPPED_SCHEMA = ("page_key long, template_id long, clean_text string, n_tokens int, template_tokens int, "
+                 "n_template_nodes int, template_paths array<string>, load_error string")
+
+
+def etdm_template_id(site: str, key_page_key: int) -> int:
+    return hash64(f"etdm\x00{site}\x00{key_page_key}")
+
+
+def page_shapes(pagelets: DataFrame, depth: int) -> DataFrame:
+    """(page_key, shape): a hash of the set of the page's pagelet DOM paths cut
+    after `depth` steps below the root (/html/body/div[2] is depth 3)."""
+    cut = F.array_join(F.slice(F.split("dom_path", "/"), 1, depth + 1), "/")
+    return pagelets.groupBy("page_key").agg(
+        F.xxhash64(F.array_join(F.array_sort(F.collect_set(cut)), "|")).alias("shape"))
+
+
+def site_links(pages: DataFrame, links: DataFrame, pagelets: DataFrame) -> DataFrame:
+    """Same-site links between crawled pages, with the link density of the
+    pagelet holding each link (links per token; for the menu-first order)."""
+    crawled = pages.select(F.col("page_key").alias("dst_page_key"))
+    density = pagelets.select(
+        F.col("page_key").alias("src_page_key"), F.col("ordinal").alias("pagelet_ordinal"),
+        (F.col("n_links") / (F.col("n_tokens") + 1)).alias("density"))
+    return (links.where(F.col("same_site") & (F.col("src_page_key") != F.col("dst_page_key")))
+            .join(crawled, "dst_page_key", "left_semi")
+            .join(density, ["src_page_key", "pagelet_ordinal"], "left")
+            .join(pages.select(F.col("page_key").alias("src_page_key"), "site"), "src_page_key")
+            .select("site", "src_page_key", "dst_page_key", "link_ordinal", F.coalesce("density", F.lit(0.0))
+                    .alias("density")))
+
+
+def key_pages_and_subdigraphs(pages: DataFrame, pagelets: DataFrame, edges: DataFrame,
+                              config: DetectConfig) -> DataFrame:
+    """Per site: its key pages (etdm.choose_key_pages) and, for each, the
+    n-complete subdigraph of Algorithm 1 found on the LINKS table."""
+    shapes = page_shapes(pagelets, config.etdm_shape_depth)
+    indegree = edges.groupBy(F.col("dst_page_key").alias("page_key")).agg(
+        F.countDistinct("src_page_key").alias("in_degree"))
+    info = (pages.where(F.col("dup_of").isNull()).select("page_key", "url", "site")
+            .join(shapes, "page_key", "left").join(indegree, "page_key", "left")
+            .select("site", "page_key", "url", F.coalesce("shape", F.lit(0)).alias("shape"),
+                    F.coalesce("in_degree", F.lit(0)).alias("in_degree")))
+    n, max_t, share, menu_first = (config.etdm_n, config.etdm_max_templates, config.etdm_min_shape_share,
+                                   config.etdm_menu_first)
+
+    def per_site(site_pages: pd.DataFrame, site_edges: pd.DataFrame) -> pd.DataFrame:
+        from templatemine.templates.etdm import choose_key_pages, complete_subdigraph, explore_order
+
+        if site_pages.empty:
+            return pd.DataFrame(columns=["site", "key_page_key", "key_rank", "cs", "explored", "complete",
+                                         "reachable"])
+        site = site_pages["site"].iloc[0]
+        rows = list(zip(site_pages["page_key"].tolist(), site_pages["url"].tolist(), site_pages["shape"].tolist(),
+                        site_pages["in_degree"].tolist()))
+        keys = choose_key_pages(rows, max_t, share)
+        out_links: dict[int, set[int]] = {int(k): set() for k in site_pages["page_key"].tolist()}
+        by_src: dict[int, list] = {}
+        for src, dst, ordinal, dens in zip(site_edges["src_page_key"].tolist(), site_edges["dst_page_key"].tolist(),
+                                           site_edges["link_ordinal"].tolist(), site_edges["density"].tolist()):
+            out_links.setdefault(src, set()).add(dst)
+            by_src.setdefault(src, []).append((ordinal, dst, dens))
+        result = []
+        for rank, key in enumerate(keys):
+            order = explore_order(by_src.get(key, []), menu_first)
+            cs = complete_subdigraph(key, out_links, n, order)
+            reachable = sum(1 for u in order if u != key and u in out_links)
+            result.append((site, key, rank, cs.pages, cs.explored, cs.complete, reachable))
+        return pd.DataFrame(result, columns=["site", "key_page_key", "key_rank", "cs", "explored", "complete",
+                                             "reachable"])
+
+    return info.groupBy("site").cogroup(edges.groupBy("site")).applyInPandas(per_site, KEY_SCHEMA)
+
+
+def _load_trees(warc_file: str, offsets: list[int]) -> tuple[dict, dict]:
+    """{offset: DomTree} of the HTML records at `offsets`, and {offset: error}."""
+    from templatemine.html.charset import decode_html
+    from templatemine.templates.etdm import DomTree
+    from templatemine.warc.inputs import open_input
+    from templatemine.warc.reader import records_at
+
+    trees, errors = {}, {}
+    try:
+        with open_input(warc_file) as fh:
+            raws = records_at(warc_file, fh, offsets)
+    except OSError as exc:
+        return {}, {o: f"{warc_file}: {exc}" for o in offsets}
+    for offset in offsets:
+        raw = raws.get(offset)
+        if raw is None or raw.payload is None:
+            errors[offset] = f"{warc_file} offset {offset}: record not found or not HTML"
+            continue
+        try:
+            html, _charset, _source = decode_html(raw.payload, raw.content_type)
+            trees[offset] = DomTree.from_html(html)
+        except Exception as exc:  # undecodable or unparsable: the page keeps its text
+            errors[offset] = f"{warc_file} offset {offset}: {type(exc).__name__}: {exc}"[:300]
+    return trees, errors
+
+
+def extract_templates(pages: DataFrame, keys: DataFrame, config: DetectConfig) -> DataFrame:
+    """Algorithm 2 per key page: load the key page and its CS pages and refine
+    the key page's tree by an ETDM with each in turn. A key page whose CS is
+    empty (a one-page site, a page that links nowhere) yields no template:
+    Algorithm 2 would return the whole key page."""
+    members = keys.select("site", "key_page_key", F.posexplode(
+        F.concat(F.array("key_page_key"), "cs")).alias("role", "page_key"))
+    located = members.join(pages.select("page_key", "warc_file", "warc_offset"), "page_key")
+    equality = config.etdm_equality
+
+    def per_key(group: pd.DataFrame) -> pd.DataFrame:
+        from templatemine.templates.etdm import TEXT, Equality, extract_template
+
+        eq = Equality.parse(equality)
+        site, key = group["site"].iloc[0], int(group["key_page_key"].iloc[0])
+        group = group.sort_values("role")
+        trees = {}
+        for warc_file, part in group.groupby("warc_file"):
+            loaded, _errors = _load_trees(warc_file, [int(o) for o in part["warc_offset"]])
+            for page_key, offset in zip(part["page_key"], part["warc_offset"]):
+                if int(offset) in loaded:
+                    trees[int(page_key)] = loaded[int(offset)]
+        others = [trees[int(k)] for k in group["page_key"] if int(k) != key and int(k) in trees]
+        if key not in trees or not others:  # no CS page: the key page alone would be its own "template"
+            return pd.DataFrame(columns=["site", "template_id", "key_page_key", "template_json", "n_nodes",
+                                         "pages_parsed", "sample_text"])
+        template = extract_template(trees[key], others, eq)
+        sample = " ".join(t for tag, t in zip(template.tag, template.text) if tag == TEXT)[:200]
+        return pd.DataFrame([(site, etdm_template_id(site, key), key, template.to_json(), len(template),
+                              len(trees), sample)],
+                            columns=["site", "template_id", "key_page_key", "template_json", "n_nodes",
+                                     "pages_parsed", "sample_text"])
+
+    return located.groupBy("site", "key_page_key").applyInPandas(per_key, TEMPLATE_SCHEMA)
+
+
+def map_pages(spark: SparkSession, pages: DataFrame, templates: DataFrame, config: DetectConfig,
+              removed: DataFrame | None = None) -> DataFrame:
+    """Every page of a site that has templates, mapped onto the template that
+    covers most of it (etdm.best_template); its template nodes are removed.
+    `removed`: optional (page_key, dom_path) of pagelets another detector
+    found (the combined mode removes both). Pages are loaded per WARC file."""
+    by_site: dict[str, list] = {}
+    for row in templates.select("site", "template_id", "template_json").collect():
+        by_site.setdefault(row["site"], []).append((row["template_id"], row["template_json"]))
+    shared = spark.sparkContext.broadcast(by_site)
+    todo = pages.select("page_key", "site", "warc_file", "warc_offset").where(
+        F.col("site").isin(list(by_site)) if by_site else F.lit(False))
+    if removed is not None:
+        paths = removed.groupBy("page_key").agg(F.collect_set("dom_path").alias("removed_paths"))
+        todo = todo.join(paths, "page_key", "left")
+    else:
+        todo = todo.withColumn("removed_paths", F.lit(None).cast("array<string>"))
+    equality = config.etdm_equality
+
+    def per_file(group: pd.DataFrame) -> pd.DataFrame:
+        from templatemine.templates.etdm import DomTree, Equality, best_template, clean_page
+
+        eq = Equality.parse(equality)
+        warc_file = group["warc_file"].iloc[0]
+        trees, errors = _load_trees(warc_file, [int(o) for o in group["warc_offset"]])
+        parsed: dict[str, list] = {}
+        out = []
+        for page_key, site, offset, removed_paths in zip(group["page_key"], group["site"], group["warc_offset"],
+                                                         group["removed_paths"]):
+            tree = trees.get(int(offset))
+            if tree is None:
+                out.append((int(page_key), None, None, None, None, None, None, errors.get(int(offset), "not loaded")))
+                continue
+            if site not in parsed:
+                parsed[site] = [(tid, DomTree.from_json(js)) for tid, js in shared.value.get(site, [])]
+            candidates = parsed[site]
+            k = best_template(tree, [t for _tid, t in candidates], eq)
+            extra = frozenset(removed_paths) if removed_paths is not None else frozenset()
+            cleaned = clean_page(tree, candidates[k][1] if k is not None else None, eq, extra)
+            out.append((int(page_key), candidates[k][0] if k is not None else None, cleaned.clean_text,
+                        cleaned.n_tokens, cleaned.template_tokens, cleaned.n_template_nodes,
+                        cleaned.template_paths, None))
+        return pd.DataFrame(out, columns=["page_key", "template_id", "clean_text", "n_tokens", "template_tokens",
+                                          "n_template_nodes", "template_paths", "load_error"])
+
+    return todo.groupBy("warc_file").applyInPandas(per_file, MAPPED_SCHEMA)
+
+
+def etdm_template_pagelets(pagelets: DataFrame, mapped: DataFrame) -> DataFrame:
+    """The pagelet-level view of a node-level result: a pagelet is in the
+    template when its DOM path is (or is under) a path that is template whole."""
+    paths = mapped.where(F.col("template_id").isNotNull()).select(
+        "page_key", "template_id", F.explode("template_paths").alias("tpath"))
+    return pagelets.select("page_key", "ordinal", "dom_path").join(paths, "page_key").where(
+        (F.col("dom_path") == F.col("tpath")) | F.col("dom_path").startswith(F.concat(F.col("tpath"), F.lit("/")))
+    ).groupBy("page_key", "ordinal").agg(F.first("template_id").alias("template_id"))
+
+
+def etdm_templates_table(templates: DataFrame, keys: DataFrame, pages: DataFrame, mapped: DataFrame,
+                         mode: str) -> DataFrame:
+    """The templates table of the other modes (template_id, shingle, n_pages,
+    n_sites, dom_paths, sample_text, mode) plus what this detector adds: the
+    key page, its CS, Algorithm 1's pages explored, pages parsed, nodes."""
+    used = mapped.where(F.col("template_id").isNotNull()).groupBy("template_id").agg(
+        F.count("*").alias("n_pages"),
+        F.slice(F.array_sort(F.collect_set(F.element_at("template_paths", 1))), 1, 5).alias("dom_paths"))
+    return (templates.join(keys, ["site", "key_page_key"])
+            .join(pages.select(F.col("page_key").alias("key_page_key"), F.col("url").alias("key_url")),
+                  "key_page_key")
+            .join(used, "template_id", "left")
+            .select("template_id", F.lit(None).cast("long").alias("shingle"),
+                    F.coalesce("n_pages", F.lit(0)).cast("long").alias("n_pages"), F.lit(1).cast("long").alias("n_sites"),
+                    F.coalesce("dom_paths", F.array().cast("array<string>")).alias("dom_paths"),
+                    "sample_text", F.lit(mode).alias("mode"), "site", "key_url", "key_rank",
+                    F.size("cs").alias("cs_size"), "complete", "explored", "reachable", "pages_parsed", "n_nodes"))
