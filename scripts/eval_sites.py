@@ -32,6 +32,26 @@ PEERS = {
 }
 
 
+def open_sites(out: str, app: str):
+    """(spark, gold files) with OUT an extract output of the nine sites (made if
+    missing); None, with a message, when ../shared/corpora/sites is absent."""
+    from templatemine.config import LOCAL, ExtractConfig
+    from templatemine.spark import get_session
+    from templatemine.tables.extract import run_extract
+    from templatemine.warc.inputs import expand_inputs
+
+    golds = sorted(glob.glob(os.path.join(SITES, "*", "gold.jsonl")))
+    if not golds:
+        print(f"no gold files under {SITES}", file=sys.stderr)
+        return None
+    spark = get_session(app, None, {**LOCAL.spark, "spark.ui.showConsoleProgress": "false"})
+    spark.sparkContext.setCheckpointDir(os.path.join(out, "_checkpoints"))
+    if not os.path.exists(os.path.join(out, "manifest.json")):
+        warcs = sorted(glob.glob(os.path.join(SITES, "*", "pages.warc.gz")))
+        run_extract(spark, expand_inputs(warcs), out, ExtractConfig(), progress=lambda _m: None)
+    return spark, golds
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default="/tmp/templatemine-eval-sites")
@@ -39,25 +59,16 @@ def main() -> int:
     ap.add_argument("--grid", default="quick", choices=["quick", "full"])
     args = ap.parse_args()
 
-    from templatemine.config import LOCAL, ExtractConfig
+    from templatemine.config import DetectConfig
     from templatemine.evaluate.bow import evaluate_texts
     from templatemine.html.urls import normalize_url
-    from templatemine.spark import get_session
-    from templatemine.tables.extract import run_extract
-    from templatemine.config import DetectConfig
     from templatemine.templates.stage import run_clean, run_detect
-    from templatemine.warc.inputs import expand_inputs
 
-    golds = sorted(glob.glob(os.path.join(SITES, "*", "gold.jsonl")))
-    if not golds:
-        print(f"no gold files under {SITES}", file=sys.stderr)
+    opened = open_sites(args.out, "templatemine-eval")
+    if opened is None:
         return 2
-    spark = get_session("templatemine-eval", None, {**LOCAL.spark, "spark.ui.showConsoleProgress": "false"})
-    spark.sparkContext.setCheckpointDir(os.path.join(args.out, "_checkpoints"))
+    spark, golds = opened
     quiet = lambda _m: None  # noqa: E731
-    if not os.path.exists(os.path.join(args.out, "manifest.json")):
-        warcs = sorted(glob.glob(os.path.join(SITES, "*", "pages.warc.gz")))
-        run_extract(spark, expand_inputs(warcs), args.out, ExtractConfig(), progress=quiet)
 
     supports = [0.1, 0.3, 0.5] if args.grid == "quick" else [0.05, 0.1, 0.2, 0.3, 0.5, 0.7]
     shares = [0.0, 0.8] if args.grid == "quick" else [0.0, 0.5, 0.8, 0.9]
