@@ -173,8 +173,8 @@ def map_pages(spark: SparkSession, pages: DataFrame, templates: DataFrame, confi
     for row in templates.select("site", "template_id", "template_json").collect():
         by_site.setdefault(row["site"], []).append((row["template_id"], row["template_json"]))
     shared = spark.sparkContext.broadcast(by_site)
-    todo = pages.select("page_key", "site", "warc_file", "warc_offset").where(
-        F.col("site").isin(list(by_site)) if by_site else F.lit(False))
+    todo = pages.select("page_key", "site", "warc_file", "warc_offset").join(
+        templates.select("site").distinct(), "site", "left_semi")
     if removed is not None:
         paths = removed.groupBy("page_key").agg(F.collect_set("dom_path").alias("removed_paths"))
         todo = todo.join(paths, "page_key", "left")
