@@ -88,6 +88,10 @@ class DetectConfig(EvidenceConfig):
     default, strict, strictest) or features "tag,id,class,attrs,children,position,text".
     Measured on the nine sites (docs/etdm.md): loose (tag + text) 0.922 F1,
     default 0.900, strict 0.902, strictest 0.900, structure 0.869."""
+    etdm_min_overlap: float = 0.0
+    """etdm, Algorithm 2: a CS page whose mapping keeps less than this share of
+    the template's nodes is skipped as another layout (0: every CS page refines
+    the template, as in the paper)."""
     etdm_menu_first: bool = True
     """etdm, Algorithm 1: explore the key page's links of highest link density first."""
     etdm_max_templates: int = 3

@@ -336,16 +336,30 @@ def _pair_children(kids1, kids2, s1, s2, deep1, deep2, first1, first2, window):
     return pairs
 
 
-def extract_template(key: DomTree, pages: list[DomTree], eq: Equality) -> DomTree:
+def extract_template(key: DomTree, pages: list[DomTree], eq: Equality, min_overlap: float = 0.0) -> DomTree:
     """Algorithm 2: the key page refined by an ETDM with each page in turn; a page
-    whose root is not equal to the key page's is skipped."""
-    template = key
+    whose root is not equal to the key page's is skipped. Beyond the paper, a
+    page whose mapping keeps less than `min_overlap` of the template's nodes is
+    taken to use another layout and skipped too (0: every page refines, as in
+    the paper; a home page with its own layout in a CS otherwise shrinks the
+    template to a few nodes)."""
+    template, _used = refine_template(key, pages, eq, min_overlap)
+    return template
+
+
+def refine_template(key: DomTree, pages: list[DomTree], eq: Equality,
+                    min_overlap: float = 0.0) -> tuple[DomTree, int]:
+    """`extract_template`, and the number of pages that refined the template."""
+    template, used = key, 0
     for page in pages:
         if not len(page) or page.tag[0] != key.tag[0]:
             continue
         mapping = etdm(template, page, eq)
+        if len(mapping) < min_overlap * len(template):
+            continue
         template = template.subtree_of(mapping.keys())
-    return template
+        used += 1
+    return template, used
 
 
 @dataclass

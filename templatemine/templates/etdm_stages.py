@@ -135,10 +135,10 @@ def extract_templates(pages: DataFrame, keys: DataFrame, config: DetectConfig) -
     members = keys.select("site", "key_page_key", F.posexplode(
         F.concat(F.array("key_page_key"), "cs")).alias("role", "page_key"))
     located = members.join(pages.select("page_key", "warc_file", "warc_offset"), "page_key")
-    equality = config.etdm_equality
+    equality, min_overlap = config.etdm_equality, config.etdm_min_overlap
 
     def per_key(group: pd.DataFrame) -> pd.DataFrame:
-        from templatemine.templates.etdm import TEXT, Equality, extract_template
+        from templatemine.templates.etdm import TEXT, Equality, refine_template
 
         eq = Equality.parse(equality)
         site, key = group["site"].iloc[0], int(group["key_page_key"].iloc[0])
@@ -153,7 +153,10 @@ def extract_templates(pages: DataFrame, keys: DataFrame, config: DetectConfig) -
         if key not in trees or not others:  # no CS page: the key page alone would be its own "template"
             return pd.DataFrame(columns=["site", "template_id", "key_page_key", "template_json", "n_nodes",
                                          "pages_parsed", "sample_text"])
-        template = extract_template(trees[key], others, eq)
+        template, used = refine_template(trees[key], others, eq, min_overlap)
+        if not used:  # every CS page has another layout
+            return pd.DataFrame(columns=["site", "template_id", "key_page_key", "template_json", "n_nodes",
+                                         "pages_parsed", "sample_text"])
         sample = " ".join(t for tag, t in zip(template.tag, template.text) if tag == TEXT)[:200]
         return pd.DataFrame([(site, etdm_template_id(site, key), key, template.to_json(), len(template),
                               len(trees), sample)],
@@ -228,7 +231,7 @@ def etdm_templates_table(templates: DataFrame, keys: DataFrame, pages: DataFrame
     key page, its CS, Algorithm 1's pages explored, pages parsed, nodes."""
     used = mapped.where(F.col("template_id").isNotNull()).groupBy("template_id").agg(
         F.count("*").alias("n_pages"),
-        F.slice(F.array_sort(F.collect_set(F.element_at("template_paths", 1))), 1, 5).alias("dom_paths"))
+        F.slice(F.array_sort(F.collect_set(F.try_element_at("template_paths", F.lit(1)))), 1, 5).alias("dom_paths"))
     return (templates.join(keys, ["site", "key_page_key"])
             .join(pages.select(F.col("page_key").alias("key_page_key"), F.col("url").alias("key_url")),
                   "key_page_key")

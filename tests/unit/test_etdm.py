@@ -175,3 +175,19 @@ def test_templates_round_trip_as_json():
 def test_unknown_equality_feature_is_refused():
     with pytest.raises(ValueError, match="unknown equality features"):
         Equality.parse("tag,colour")
+
+
+def test_a_cs_page_with_another_layout_can_be_skipped():
+    """Beyond the paper (detect.etdm_min_overlap): a home page wrapped in its own
+    layout would shrink the template to a few nodes; with a minimum overlap it is
+    skipped and the others refine the template."""
+    from templatemine.templates.etdm import refine_template
+
+    eq = Equality.parse("loose")
+    key = page(0, "<p>Key page</p>")
+    home = DomTree.from_html("<body><div class='homepage'><p>Welcome home</p></div></body>")
+    others = [page(i, f"<p>Page {i} body</p>") for i in (1, 2)]
+    shrunk, used = refine_template(key, [home, *others], eq)
+    assert used == 3 and len(shrunk) <= 3 and "Footer (c) 2026" not in texts(shrunk, range(len(shrunk)))
+    kept, used = refine_template(key, [home, *others], eq, min_overlap=0.5)
+    assert used == 2 and "Footer (c) 2026" in texts(kept, range(len(kept)))
