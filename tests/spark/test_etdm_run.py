@@ -52,3 +52,18 @@ def test_etdm_mode_finds_both_templates_and_cleans_every_page(spark, tmp_path):
     run_detect(spark, out, DetectConfig(mode="global"), **QUIET)
     cleaned = run_clean(spark, out, **QUIET)
     assert cleaned["rows"]["clean_pages"] == len(clean)
+
+
+def test_etdm_on_a_real_crawl_sample(spark, tmp_path):
+    """iana.warc.gz: the home page has its own layout. With the paper's Algorithm 2
+    it shrinks the templates to a few nodes and no page has a template path (this
+    once failed in Spark 4's ANSI mode); etdm_min_overlap skips it."""
+    out = str(tmp_path / "iana")
+    run_extract(spark, expand_inputs([os.path.join(os.path.dirname(__file__), "..", "..", "samples",
+                                                   "iana.warc.gz")]), out, ExtractConfig(), **QUIET)
+    paper = run_detect(spark, out, DetectConfig(mode="etdm"), **QUIET)
+    assert paper["etdm"]["pages_not_reloaded"] == 0 and paper["rows"]["template_pagelets"] == 0
+    skipping = run_detect(spark, out, DetectConfig(mode="etdm", etdm_min_overlap=0.5), **QUIET)
+    assert skipping["rows"]["template_pagelets"] > 0
+    cleaned = run_clean(spark, out, **QUIET)
+    assert cleaned["rows"]["clean_pages"] == 16 and cleaned["mean_template_token_fraction"] > 0
