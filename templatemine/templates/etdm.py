@@ -18,9 +18,10 @@ Spark stages around it are in templates/etdm_stages.py.
 The equality relation is the paper's open parameter ("the more restrictive, the
 more precision (and less recall)"); here it is `Equality`, a set of features
 two nodes must share (tag, id, class, attrs, children, position, text). Among
-the children of two mapped nodes, each child of the first is paired with the
-nearest equal unpaired child of the second that comes after the previous pair
-(an order-preserving greedy form of "n1 maximises ≜ with n2").
+the children of two mapped nodes, pairs keep document order: first children
+that are equal and also agree in content, then equal children between those
+anchors (`_pair_children`, an order-preserving greedy form of "n1 maximises ≜
+with n2": without the anchors a highlighted menu item shifts every later pair).
 """
 
 from __future__ import annotations
@@ -130,53 +131,39 @@ class DomTree:
             t._add("body", "", "", "", "", -1, 0, "/html/body")
             return t
         root_path = "/html/body" if root.tag == "body" else "/" + root.tag
-        t._add(root.tag, "", "", "", "", -1, 0, root_path)
-        # iterative pre-order walk; each frame is (lexbor node, its index in t)
-        stack = [(root, 0)]
+        # pre-order walk; a frame is (lexbor node or None for text, parent index,
+        # position among the parent's children, DOM path, text)
+        stack = [(root, -1, 0, root_path, "")]
         while stack:
-            node, i = stack.pop()
-            seen: dict[str, int] = {}
+            node, parent, pos, path, text = stack.pop()
+            if node is None:
+                t._add(TEXT, "", "", "", text, parent, pos, path)
+                continue
+            if parent < 0:
+                i = t._add(node.tag, "", "", "", "", -1, 0, path)
+            else:
+                attrs = node.attributes
+                i = t._add(node.tag, (attrs.get("id") or "").strip(),
+                           " ".join(sorted((attrs.get("class") or "").split())), " ".join(sorted(attrs)), "",
+                           parent, pos, path)
             frames = []
-            base = t.path[i]
+            seen: dict[str, int] = {}
             n_runs, in_run = 0, False
             for child in node.iter(include_text=True):
                 if child.is_element_node:
                     tag = child.tag
                     seen[tag] = n = seen.get(tag, 0) + 1
-                    frames.append((child, tag, f"{base}/{tag}[{n}]"))
+                    frames.append((child, i, len(frames), f"{path}/{tag}[{n}]", ""))
                     in_run = False
                 elif child.is_text_node:
-                    text = " ".join((child.text_content or "").split())
-                    if text:
+                    value = " ".join((child.text_content or "").split())
+                    if value:
                         if not in_run:  # runs numbered as pagelets.py numbers text() pagelets
                             n_runs, in_run = n_runs + 1, True
-                        frames.append((None, f"{base}/text()[{n_runs}]", text))
-            # children are added now (document order among siblings is kept);
-            # their subtrees are expanded depth-first, so ids stay pre-order only
-            # per subtree: renumber at the end
+                        frames.append((None, i, len(frames), f"{path}/text()[{n_runs}]", value))
             t.n_children[i] = len(frames)
-            pushed = []
-            for pos, (child, tag, extra) in enumerate(frames):
-                if child is None:  # tag holds the text run's path, extra its text
-                    t._add(TEXT, "", "", "", extra, i, pos, tag)
-                    continue
-                attrs = child.attributes
-                j = t._add(tag, (attrs.get("id") or "").strip(), " ".join(sorted((attrs.get("class") or "").split())),
-                           " ".join(sorted(attrs)), "", i, pos, extra)
-                pushed.append((child, j))
-            stack.extend(reversed(pushed))
-        return t._preordered()
-
-    def _preordered(self) -> "DomTree":
-        order: list[int] = []
-        stack = [0]
-        while stack:
-            i = stack.pop()
-            order.append(i)
-            stack.extend(reversed(self.children[i]))
-        if order == list(range(len(order))):
-            return self
-        return self.subtree_of(order)
+            stack.extend(reversed(frames))
+        return t
 
     def subtree_of(self, keep: Iterable[int]) -> "DomTree":
         """The tree restricted to `keep` (which must be closed under parent),
@@ -336,20 +323,14 @@ def _pair_children(kids1, kids2, s1, s2, deep1, deep2, first1, first2, window):
     return pairs
 
 
-def extract_template(key: DomTree, pages: list[DomTree], eq: Equality, min_overlap: float = 0.0) -> DomTree:
+def extract_template(key: DomTree, pages: list[DomTree], eq: Equality,
+                     min_overlap: float = 0.0) -> tuple[DomTree, int]:
     """Algorithm 2: the key page refined by an ETDM with each page in turn; a page
     whose root is not equal to the key page's is skipped. Beyond the paper, a
     page whose mapping keeps less than `min_overlap` of the template's nodes is
     taken to use another layout and skipped too (0: every page refines, as in
     the paper; a home page with its own layout in a CS otherwise shrinks the
-    template to a few nodes)."""
-    template, _used = refine_template(key, pages, eq, min_overlap)
-    return template
-
-
-def refine_template(key: DomTree, pages: list[DomTree], eq: Equality,
-                    min_overlap: float = 0.0) -> tuple[DomTree, int]:
-    """`extract_template`, and the number of pages that refined the template."""
+    template to a few nodes). Returns the template and the pages that refined it."""
     template, used = key, 0
     for page in pages:
         if not len(page) or page.tag[0] != key.tag[0]:
@@ -373,12 +354,11 @@ class Cleaned:
     template_paths: list[str]  # DOM paths of the maximal elements (and text runs) that are template whole
 
 
-def clean_page(page: DomTree, template: DomTree | None, eq: Equality,
-               removed_paths: frozenset[str] | set[str] = frozenset()) -> Cleaned:
-    """Remove the nodes of `page` that map onto `template` (None: nothing), and
-    the text under any element or text run whose DOM path is in `removed_paths`
-    (template pagelets found by another detector: the combined mode)."""
-    mapped = set(etdm(template, page, eq).values()) if template is not None else set()
+def clean_page(page: DomTree, mapped: set[int], removed_paths: frozenset[str] | set[str] = frozenset()) -> Cleaned:
+    """Remove the nodes `mapped` of `page` (its side of an ETDM with its template,
+    from `best_template`), and the text under any element or text run whose DOM
+    path is in `removed_paths` (template pagelets found by another detector:
+    the combined mode)."""
     n = len(page)
     removed = [False] * n  # under (or at) a path in removed_paths
     template_node = [False] * n
@@ -401,14 +381,15 @@ def clean_page(page: DomTree, template: DomTree | None, eq: Equality,
                    sum(template_node), paths)
 
 
-def best_template(page: DomTree, templates: list[DomTree], eq: Equality) -> int | None:
-    """Index of the template that maps onto most of the page's nodes (None: none maps)."""
-    best, best_n = None, 1  # a root alone is not a match
+def best_template(page: DomTree, templates: list[DomTree], eq: Equality) -> tuple[int | None, set[int]]:
+    """The template that maps onto most of the page's nodes (None: none maps
+    more than the root) and the page nodes it maps."""
+    best, best_mapped = None, set()
     for k, template in enumerate(templates):
-        n = len(etdm(template, page, eq))
-        if n > best_n:
-            best, best_n = k, n
-    return best
+        mapped = set(etdm(template, page, eq).values())
+        if len(mapped) > max(len(best_mapped), 1):  # a root alone is not a match
+            best, best_mapped = k, mapped
+    return best, best_mapped
 
 
 # -- Algorithm 1 ------------------------------------------------------------------------------

@@ -138,7 +138,7 @@ def extract_templates(pages: DataFrame, keys: DataFrame, config: DetectConfig) -
     equality, min_overlap = config.etdm_equality, config.etdm_min_overlap
 
     def per_key(group: pd.DataFrame) -> pd.DataFrame:
-        from templatemine.templates.etdm import TEXT, Equality, refine_template
+        from templatemine.templates.etdm import TEXT, Equality, extract_template
 
         eq = Equality.parse(equality)
         site, key = group["site"].iloc[0], int(group["key_page_key"].iloc[0])
@@ -153,7 +153,7 @@ def extract_templates(pages: DataFrame, keys: DataFrame, config: DetectConfig) -
         if key not in trees or not others:  # no CS page: the key page alone would be its own "template"
             return pd.DataFrame(columns=["site", "template_id", "key_page_key", "template_json", "n_nodes",
                                          "pages_parsed", "sample_text"])
-        template, used = refine_template(trees[key], others, eq, min_overlap)
+        template, used = extract_template(trees[key], others, eq, min_overlap)
         if not used:  # every CS page has another layout
             return pd.DataFrame(columns=["site", "template_id", "key_page_key", "template_json", "n_nodes",
                                          "pages_parsed", "sample_text"])
@@ -171,7 +171,12 @@ def map_pages(spark: SparkSession, pages: DataFrame, templates: DataFrame, confi
     """Every page of a site that has templates, mapped onto the template that
     covers most of it (etdm.best_template); its template nodes are removed.
     `removed`: optional (page_key, dom_path) of pagelets another detector
-    found (the combined mode removes both). Pages are loaded per WARC file."""
+    found (the combined mode removes both). Pages are loaded per WARC file.
+
+    The templates (at most etdm_max_templates per site, a few KB each) are
+    collected and broadcast: joining them onto every page row instead would
+    ship pages x template size through the shuffle. At millions of sites this
+    collect is the limit (docs/etdm.md)."""
     by_site: dict[str, list] = {}
     for row in templates.select("site", "template_id", "template_json").collect():
         by_site.setdefault(row["site"], []).append((row["template_id"], row["template_json"]))
@@ -202,9 +207,9 @@ def map_pages(spark: SparkSession, pages: DataFrame, templates: DataFrame, confi
             if site not in parsed:
                 parsed[site] = [(tid, DomTree.from_json(js)) for tid, js in shared.value.get(site, [])]
             candidates = parsed[site]
-            k = best_template(tree, [t for _tid, t in candidates], eq)
+            k, mapped = best_template(tree, [t for _tid, t in candidates], eq)
             extra = frozenset(removed_paths) if removed_paths is not None else frozenset()
-            cleaned = clean_page(tree, candidates[k][1] if k is not None else None, eq, extra)
+            cleaned = clean_page(tree, mapped, extra)
             out.append((int(page_key), candidates[k][0] if k is not None else None, cleaned.clean_text,
                         cleaned.n_tokens, cleaned.template_tokens, cleaned.n_template_nodes,
                         cleaned.template_paths, None))

@@ -67,11 +67,12 @@ def test_template_is_the_common_part_and_content_stays():
     eq = Equality.parse("loose")
     key = page(0, "<p>Welcome to the key page</p>")
     cs = [page(i, f"<p>Page {i} has words of its own</p><p>and a second paragraph</p>") for i in (1, 2, 3)]
-    template = extract_template(key, cs, eq)
+    template, used = extract_template(key, cs, eq)
+    assert used == 3
     assert "Footer (c) 2026" in texts(template, range(len(template)))
     assert not any("Welcome" in t for t in texts(template, range(len(template))))
     target = page(4, "<p>Fresh content of page four</p>")
-    cleaned = clean_page(target, template, eq)
+    cleaned = clean_page(target, best_template(target, [template], eq)[1])
     assert "Fresh content of page four" in cleaned.clean_text
     assert "Footer" not in cleaned.clean_text and "Item Bravo" not in cleaned.clean_text
     assert 0 < cleaned.template_tokens < cleaned.n_tokens
@@ -128,15 +129,16 @@ def test_a_site_with_two_templates_gets_both():
                                for ln in parsed[key].links], menu_first=True)
         cs = complete_subdigraph(key, out, 4, order)
         assert cs.complete and len(cs.pages) == 4
-        templates.append(extract_template(trees[key], [trees[k] for k in cs.pages], eq))
+        templates.append(extract_template(trees[key], [trees[k] for k in cs.pages], eq)[0])
     section_text = " ".join(texts(templates[0], range(len(templates[0]))))
     post_text = " ".join(texts(templates[1], range(len(templates[1]))))
     assert "Archive" in section_text and "Section footer" in section_text
     assert "In this series" in post_text and "Share this story" in post_text
     for key, tree in trees.items():
-        chosen = best_template(tree, templates, eq)
+        chosen, mapped = best_template(tree, templates, eq)
         assert chosen == (1 if "/post/" in keys_by_url[key] else 0), keys_by_url[key]
-        cleaned = clean_page(tree, templates[chosen], eq)
+        assert mapped == set(etdm(templates[chosen], tree, eq).values())
+        cleaned = clean_page(tree, mapped)
         assert "Share this story" not in cleaned.clean_text and "Section footer" not in cleaned.clean_text
         assert ("sentence 0" in cleaned.clean_text) or ("paragraph 0" in cleaned.clean_text)
 
@@ -181,13 +183,11 @@ def test_a_cs_page_with_another_layout_can_be_skipped():
     """Beyond the paper (detect.etdm_min_overlap): a home page wrapped in its own
     layout would shrink the template to a few nodes; with a minimum overlap it is
     skipped and the others refine the template."""
-    from templatemine.templates.etdm import refine_template
-
     eq = Equality.parse("loose")
     key = page(0, "<p>Key page</p>")
     home = DomTree.from_html("<body><div class='homepage'><p>Welcome home</p></div></body>")
     others = [page(i, f"<p>Page {i} body</p>") for i in (1, 2)]
-    shrunk, used = refine_template(key, [home, *others], eq)
+    shrunk, used = extract_template(key, [home, *others], eq)
     assert used == 3 and len(shrunk) <= 3 and "Footer (c) 2026" not in texts(shrunk, range(len(shrunk)))
-    kept, used = refine_template(key, [home, *others], eq, min_overlap=0.5)
+    kept, used = extract_template(key, [home, *others], eq, min_overlap=0.5)
     assert used == 2 and "Footer (c) 2026" in texts(kept, range(len(kept)))
