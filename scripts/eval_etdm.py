@@ -60,8 +60,8 @@ def main() -> int:
         res, detected = score(config)
         results[label] = res
         mean = lambda attr: sum(getattr(s, attr) for s in res["per_file"].values()) / len(res["per_file"])  # noqa
-        report[label] = {"mean_f1": round(res["mean_f1"], 4), "mean_precision": round(mean("precision"), 4),
-                         "mean_recall": round(mean("recall"), 4),
+        report[label] = {"mean_f1": round(res["mean_f1"], 6), "mean_precision": round(mean("precision"), 6),
+                         "mean_recall": round(mean("recall"), 6),
                          "per_site_f1": {k: round(v.f1, 4) for k, v in res["per_file"].items()},
                          "etdm": detected.get("etdm"), "detect_s": detected["timings"]["total_s"]}
         print(f"{label:<24} P {report[label]['mean_precision']:.3f} R {report[label]['mean_recall']:.3f} "
