@@ -1,0 +1,63 @@
+"""The synthetic web: deterministic, exactly sized, and holding the cases it promises."""
+
+import gzip
+import json
+
+from warcio.archiveiterator import ArchiveIterator
+
+from templatemine.evaluate.synthetic import FAMILIES, SHARE_BAR, Vocabulary, WebSpec, generate, plan_sites
+
+
+def _pages(out):
+    pages = {}
+    for entry in json.load(open(out / "spec.json"))["warc_files"]:
+        with open(out / entry["path"], "rb") as fh:
+            for rec in ArchiveIterator(fh):
+                pages[rec.rec_headers.get_header("WARC-Target-URI")] = rec.content_stream().read().decode()
+    return pages
+
+
+def test_same_spec_same_pages_whatever_the_workers(tmp_path):
+    spec = WebSpec(pages=400, seed=7, shards=4, mirror_share=0.5)
+    a, b = tmp_path / "a", tmp_path / "b"
+    summary = generate(spec, str(a), workers=1)
+    generate(spec, str(b), workers=2)
+    pa, pb = _pages(a), _pages(b)
+    assert pa == pb and len(pa) == summary["pages"] == 400
+    assert sum(e["records"] for e in summary["warc_files"]) == 400
+    gold = [json.loads(line) for line in open(a / "gold.jsonl")]
+    assert len(gold) == 400 and {g["url"] for g in gold} == set(pa)
+
+
+def test_web_holds_its_cases(tmp_path):
+    spec = WebSpec(pages=600, seed=3, mirror_share=0.5, sister_share=0.3)
+    summary = generate(spec, str(tmp_path), workers=1)
+    pages = _pages(tmp_path)
+    # the web-wide share bar: one giant group over every page of every site
+    bar = ">Home</a> | <a href='?share=1'>Share</a> | <a href='/privacy.html'>Privacy policy</a>"
+    assert all(bar in html for html in pages.values()) and SHARE_BAR[0] == "Home"
+    assert summary["one_page_sites"] > 0 and summary["sister_sites"] > 0 and summary["mirror_sites"] > 0
+    truth = [json.loads(line) for f in sorted((tmp_path / "truth").glob("*.jsonl.gz"))
+             for line in gzip.open(f, "rt")]
+    # a mirror copies its original page for page, under another host
+    mirrors = [t for t in truth if t["mirror_of"]]
+    by_url = {t["url"]: t for t in truth}
+    for t in mirrors[:20]:
+        original = by_url[t["url"].replace("://mirror.", "://www.")]
+        assert original["gold_text"] == t["gold_text"]
+    # the gold text is in the page; template blocks are marked
+    t = next(t for t in truth if not t["mirror_of"])
+    first_line = t["gold_text"].splitlines()[0]
+    assert first_line in pages[t["url"]]
+    assert {b["block"] for b in t["blocks"] if b["template"]} >= {"header", "menu", "footer", "share"}
+    assert {b["block"] for b in t["blocks"] if not b["template"]} == {"related"}
+
+
+def test_site_sizes_are_heavy_tailed_and_exact():
+    spec = WebSpec(pages=20_000, seed=1)
+    sites = plan_sites(spec, Vocabulary(spec.seed, 2000))
+    sizes = sorted((s.n_pages for s in sites), reverse=True)
+    assert sum(sizes) == 20_000
+    assert sizes[0] == int(20_000 * spec.site_max_share)  # the cap: a few huge sites
+    assert sum(1 for n in sizes if n == 1) > len(sizes) / 3  # many tiny ones
+    assert {s.family for s in sites} == set(range(len(FAMILIES)))
