@@ -134,7 +134,7 @@ def _vertex_id(shingle, page_key):
 
 
 def template_components(spark: SparkSession, candidates: DataFrame, tlinks: DataFrame,
-                        config: DetectConfig = DetectConfig()) -> DataFrame:
+                        config: DetectConfig = DetectConfig(), report: dict | None = None) -> DataFrame:
     """Figure 5 steps 4-5: undirected connected components of each shingle's
     group G_s; (shingle, page_key, component) for the pages of components
     holding two or more of them. Vertices are (shingle, page) pairs with hashed
@@ -147,20 +147,21 @@ def template_components(spark: SparkSession, candidates: DataFrame, tlinks: Data
     vertices = carriers.select("id").union(edges.select(F.col("src").alias("id"))).union(
         edges.select(F.col("dst").alias("id"))).distinct().persist()
     # GraphFrames' inputs are persisted above: its rounds re-read them
-    components = connected_components(spark, vertices, edges, config)
+    components = connected_components(spark, vertices, edges, config, report)
     labelled = carriers.join(components, "id")
     sizes = labelled.groupBy("component").agg(F.count("*").alias("size"))
     return labelled.join(sizes, "component").where(F.col("size") > 1).select("shingle", "page_key", "component")
 
 
 def global_template_pagelets(spark: SparkSession, pagelets: DataFrame, links: DataFrame,
-                             config: DetectConfig = DetectConfig()) -> DataFrame:
-    """(page_key, ordinal, shingle, template_key) of every pagelet in a template (Fig. 5)."""
+                             config: DetectConfig = DetectConfig(), report: dict | None = None) -> DataFrame:
+    """(page_key, ordinal, shingle, template_key) of every pagelet in a template
+    (Fig. 5); `report` gets what connected components did."""
     candidates = template_candidates(pagelets, template_shingles(pagelets)).persist()
     tlinks = template_links(candidates, links)
     if config.enabled and config.bridges:
         tlinks = tlinks.union(bridge_links(candidates, links))
-    members = template_components(spark, candidates, tlinks, config)
+    members = template_components(spark, candidates, tlinks, config, report)
     return candidates.join(members, ["shingle", "page_key"]).select(
         "page_key", "ordinal", "shingle", F.col("component").alias("template_key"))
 

@@ -26,13 +26,13 @@ from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
 from templatemine.clean.clean import clean_links, clean_pages
-from templatemine.config import DetectConfig
-from templatemine.spark import graphframes_available
+from templatemine.config import CleanConfig, DetectConfig
 from templatemine.tables.output import RunOutput, new_run_id
 from templatemine.templates.detect import (GLOBAL, LOCAL, evidence_filter, global_template_pagelets,
                                            local_template_pagelets, template_id, templates_table)
 
 TEMPLATES, TEMPLATE_PAGELETS, CLEAN_PAGES, CLEAN_LINKS = "templates", "template_pagelets", "clean_pages", "clean_links"
+WET = "wet"  # clean text as WARC conversion records (clean/wet.py)
 PAGE_TEMPLATES = "page_templates"  # node-level result of the etdm modes
 ETDM, COMBINED = "etdm", "etdm+global"
 
@@ -53,13 +53,14 @@ def run_detect(spark: SparkSession, out: str, config: DetectConfig = DetectConfi
     progress(f"detect: {mode} template detection over {out}")
     tables = [TEMPLATES, TEMPLATE_PAGELETS]
     extra: dict = {}
+    components: dict = {}
     try:
         if mode in (ETDM, COMBINED):
-            extra = _detect_etdm(spark, output, pages, pagelets, links, config, mode, progress)
+            extra = _detect_etdm(spark, output, pages, pagelets, links, config, mode, progress, components)
             tables.append(PAGE_TEMPLATES)
         else:
             if mode == GLOBAL:
-                members = global_template_pagelets(spark, pagelets, links, config)
+                members = global_template_pagelets(spark, pagelets, links, config, components)
             elif mode == LOCAL:
                 members = local_template_pagelets(pages, pagelets)
             else:
@@ -76,7 +77,7 @@ def run_detect(spark: SparkSession, out: str, config: DetectConfig = DetectConfi
         raise
     manifest = {
         "stage": "detect", "run_id": output.run_id, "out": output.out, "config": asdict(config), "mode": mode,
-        "connected_components": "graphframes" if graphframes_available(spark) else "min-label propagation",
+        "connected_components": components,  # global modes: implementation (and rounds)
         "rows": {TEMPLATES: n_templates, TEMPLATE_PAGELETS: n_members, **extra.pop("rows", {})},
         **extra,
         "timings": {"total_s": round(time.time() - started, 3)},
@@ -86,7 +87,7 @@ def run_detect(spark: SparkSession, out: str, config: DetectConfig = DetectConfi
 
 
 def _detect_etdm(spark, output: RunOutput, pages, pagelets, links, config: DetectConfig, mode: str,
-                 progress) -> dict:
+                 progress, components: dict) -> dict:
     """The etdm modes: key pages and CSs, templates, every page mapped; in
     etdm+global, the global detector's template pagelets are removed too."""
     from templatemine.templates.etdm_stages import (etdm_template_pagelets, etdm_templates_table,
@@ -99,7 +100,7 @@ def _detect_etdm(spark, output: RunOutput, pages, pagelets, links, config: Detec
     progress(f"detect: {templates.count()} etdm templates from {keys.count()} key pages")
     removed = global_members = None
     if mode == COMBINED:
-        global_members = evidence_filter(global_template_pagelets(spark, pagelets, links, config),
+        global_members = evidence_filter(global_template_pagelets(spark, pagelets, links, config, components),
                                          pagelets, pages, config).persist()
         removed = global_members.join(pagelets.select("page_key", "ordinal", "dom_path"), ["page_key", "ordinal"])
     map_pages(spark, pages, templates, config, removed).write.mode("overwrite").parquet(
@@ -132,7 +133,8 @@ def _detect_etdm(spark, output: RunOutput, pages, pagelets, links, config: Detec
     }
 
 
-def run_clean(spark: SparkSession, out: str, progress: Callable[[str], None] = print) -> dict:
+def run_clean(spark: SparkSession, out: str, progress: Callable[[str], None] = print,
+              config: CleanConfig = CleanConfig()) -> dict:
     started = time.time()
     output = RunOutput(spark, out, new_run_id())
     pages, pagelets, links = (_read(spark, out, n) for n in ("pages", "pagelets", "links"))
@@ -156,6 +158,7 @@ def run_clean(spark: SparkSession, out: str, progress: Callable[[str], None] = p
         stats = cp.agg(F.count("*").alias("pages"), F.avg("template_token_fraction").alias("mean_template_fraction"),
                        F.sum("n_template_pagelets").alias("template_pagelets_removed")).first().asDict()
         n_links = spark.read.parquet(output.staged(CLEAN_LINKS)).count()
+        wet = _write_wet(cp, pages, output.staged(WET), stats["pages"], config) if config.wet else None
     except BaseException:
         output.cleanup()
         raise
@@ -164,7 +167,24 @@ def run_clean(spark: SparkSession, out: str, progress: Callable[[str], None] = p
         "rows": {CLEAN_PAGES: stats["pages"], CLEAN_LINKS: n_links},
         "mean_template_token_fraction": round(stats["mean_template_fraction"] or 0.0, 4),
         "template_pagelets_removed": stats["template_pagelets_removed"] or 0,
+        **({"wet": wet} if wet else {}),
         "timings": {"total_s": round(time.time() - started, 3)},
     }
-    output.commit([CLEAN_PAGES, CLEAN_LINKS], "clean.json", manifest)
+    output.commit([CLEAN_PAGES, CLEAN_LINKS, *([WET] if wet else [])], "clean.json", manifest)
+    if not wet:
+        output.remove(WET)  # an earlier run's WET files would not match this clean_pages
     return manifest
+
+
+def _write_wet(clean, pages, out_dir: str, n_pages: int, config: CleanConfig) -> dict:
+    """OUT/wet/part-NNNNN.warc.wet.gz, about `wet_pages_per_file` records each,
+    sorted by URL within a file; (files, records, bytes) for the manifest."""
+    from templatemine.clean.wet import WET_ROW_SCHEMA, wet_partitions
+
+    n_files = max(1, -(-n_pages // max(1, config.wet_pages_per_file)))
+    rows = clean.join(pages.select("page_key", "fetch_time", "warc_record_id"), "page_key").select(
+        "url", "fetch_time", "warc_record_id", "clean_text", "template_token_fraction", "n_template_pagelets")
+    written = rows.repartition(n_files, "url").sortWithinPartitions("url").mapInPandas(
+        lambda batches: wet_partitions(batches, out_dir), WET_ROW_SCHEMA).collect()
+    return {"files": len(written), "records": sum(r["records"] for r in written),
+            "bytes": sum(r["bytes"] for r in written)}
