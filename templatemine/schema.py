@@ -58,6 +58,7 @@ _RECORD_COLUMNS = (
     ("target_uri", StringType(), True),
     ("outcome", StringType(), False),  # "page" or why not (html/record.py OUTCOMES)
     ("detail", StringType(), True),
+    ("warc_record_id", StringType(), True),  # WARC-Record-ID (null in ARC files)
 )
 
 _PAGE_COLUMNS = (
@@ -94,6 +95,7 @@ PAGES_SCHEMA = _struct(
     _PAGE_COLUMNS[4],
     ("warc_file", StringType(), False),
     ("warc_offset", LongType(), False),
+    ("warc_record_id", StringType(), True),  # what the WET conversion records refer to
     *_PAGE_COLUMNS[5:],
     ("dup_of", LongType(), True),  # page_key of the page this one duplicates (null: none)
 )

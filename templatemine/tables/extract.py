@@ -33,11 +33,9 @@ from templatemine import schema as S
 from templatemine.config import ExtractConfig
 from templatemine.html.page import PageConfig, PageParser
 from templatemine.html.record import OUTCOMES, PAGE, Capture, extract_capture
-from templatemine.tables.output import RunOutput, new_run_id
+from templatemine.tables.output import MANIFEST, RunOutput, new_run_id
 from templatemine.warc.inputs import InputFile, open_input
 from templatemine.warc.reader import RawRecord, iter_records
-
-MANIFEST = "manifest.json"
 
 
 # ---------------------------------------------------------------- Python tasks
@@ -67,6 +65,7 @@ class _CaptureBatch:
         values = {
             "warc_file": raw.warc_file, "warc_offset": raw.offset, "record_type": raw.record_type,
             "target_uri": raw.target_uri, "outcome": c.outcome, "detail": c.detail or None,
+            "warc_record_id": raw.record_id,
             "page_key": c.page_key, "url": c.url, "host": c.host, "site": c.site, "fetch_time": c.fetch_time,
             "http_status": raw.http_status, "content_type": raw.content_type, "charset": c.charset,
             "charset_source": c.charset_source, "title": c.title, "text_length": c.text_length,

@@ -20,6 +20,9 @@ from datetime import datetime, timezone
 from pyspark.sql import SparkSession
 
 
+MANIFEST = "manifest.json"  # the extract stage's; later stages add a summary to it
+
+
 def new_run_id() -> str:
     return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ") + "-" + uuid.uuid4().hex[:8]
 
@@ -74,9 +77,35 @@ class RunOutput:
                 fs.delete(target, True)
             if not fs.rename(Path(self.staged(name)), target):
                 raise OSError(f"could not move {self.staged(name)} to {self.final(name)}")
-        self.write_text(self.final(manifest_name) + ".tmp", json.dumps(manifest, indent=2, sort_keys=False))
-        fs.rename(Path(self.final(manifest_name) + ".tmp"), manifest_path)
+        self._replace(manifest_name, manifest)
+        if manifest_name != MANIFEST:
+            self._record_stage(manifest)
         self.cleanup()
+
+    def _replace(self, name: str, document: dict) -> None:
+        """Write OUT/NAME as a whole: a temporary file, then a rename."""
+        fs, Path = self._fs, self._Path
+        target = Path(self.final(name))
+        self.write_text(self.final(name) + ".tmp", json.dumps(document, indent=2, sort_keys=False))
+        if fs.exists(target):
+            fs.delete(target, False)
+        fs.rename(Path(self.final(name) + ".tmp"), target)
+
+    def _record_stage(self, manifest: dict) -> None:
+        """OUT/manifest.json (the extract's) also lists every later stage's run
+        id, row counts and timings, so one file tells what OUT holds."""
+        text = self.read_text(self.final(MANIFEST))
+        if text is None:
+            return
+        main = json.loads(text)
+        summary = {k: manifest[k] for k in ("run_id", "mode", "rows", "timings", "wet") if k in manifest}
+        main.setdefault("stages", {})[manifest.get("stage", "?")] = summary
+        self._replace(MANIFEST, main)
+
+    def remove(self, name: str) -> None:
+        """Delete OUT/NAME, a table this run does not write (so no stale one stays)."""
+        if self._fs.exists(self._Path(self.final(name))):
+            self._fs.delete(self._Path(self.final(name)), True)
 
     def cleanup(self) -> None:
         fs, Path = self._fs, self._Path

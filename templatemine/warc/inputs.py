@@ -55,21 +55,35 @@ def open_input(path: str) -> BinaryIO:
     task streams its file and can seek to resynchronise after damage."""
     if not is_remote(path):
         return open(local_path(path), "rb")
+    filesystem, inner = _remote(path)
+    return filesystem.open_input_file(inner)
+
+
+def _remote(path: str):
+    """(pyarrow file system, path inside it) of a remote path (s3a:// is S3)."""
     from pyarrow import fs
 
     scheme = urlsplit(path).scheme.lower()
     uri = "s3" + path[len(scheme):] if scheme in ("s3a", "s3n") else path
-    filesystem, inner = fs.FileSystem.from_uri(uri)
-    return filesystem.open_input_file(inner)
+    return fs.FileSystem.from_uri(uri)
+
+
+def create_output(path: str) -> BinaryIO:
+    """A binary stream writing a new local or remote file (for files that Spark's
+    writers do not make, such as WET). Local parent folders are created."""
+    if not is_remote(path):
+        local = local_path(path)
+        os.makedirs(os.path.dirname(local) or ".", exist_ok=True)
+        return open(local, "wb")
+    filesystem, inner = _remote(path)
+    return filesystem.open_output_stream(inner)
 
 
 def _remote_listing(path: str) -> list[InputFile]:
     from pyarrow import fs
 
-    scheme = urlsplit(path).scheme.lower()
-    uri = "s3" + path[len(scheme):] if scheme in ("s3a", "s3n") else path
     try:
-        filesystem, inner = fs.FileSystem.from_uri(uri)
+        filesystem, inner = _remote(path)
         info = filesystem.get_file_info(inner)
     except Exception as exc:
         raise InputError(f"cannot reach {path}: {exc}") from exc

@@ -60,6 +60,7 @@ class RawRecord:
     payload: bytes | None = None
     outcome: str | None = None
     detail: str = ""
+    record_id: str | None = None  # WARC-Record-ID
 
 
 def sniff_html(head: bytes) -> bool:
@@ -81,6 +82,7 @@ def _candidate(rec, path: str, offset: int, max_payload_bytes: int) -> RawRecord
         rec_type,
         headers.get_header("WARC-Target-URI") or headers.get_header("uri"),  # WARC, or ARC
         headers.get_header("WARC-Date") or headers.get_header("archive-date"),
+        record_id=headers.get_header("WARC-Record-ID"),
     )
     if rec_type != "response":
         raw.outcome = "non_response"

@@ -1,0 +1,41 @@
+"""WET output: WARC conversion records that refer to their source records."""
+
+import io
+from datetime import datetime, timezone
+
+from warcio.archiveiterator import ArchiveIterator
+
+from templatemine.clean.wet import write_wet
+
+PAGES = [
+    {"url": "https://a.org/", "fetch_time": datetime(2026, 11, 1, tzinfo=timezone.utc),
+     "warc_record_id": "<urn:uuid:11111111-2222-3333-4444-555555555555>", "clean_text": "Main text, é.",
+     "template_token_fraction": 0.25, "n_template_pagelets": 3},
+    {"url": "https://a.org/arc", "fetch_time": None, "warc_record_id": None, "clean_text": "",
+     "template_token_fraction": 0.0, "n_template_pagelets": 0},
+]
+
+
+def _write() -> bytes:
+    buf = io.BytesIO()
+    assert write_wet(buf, "part-00000.warc.wet.gz", PAGES) == 2
+    return buf.getvalue()
+
+
+def test_conversion_records_refer_to_their_source():
+    records = [(r.rec_type, r.rec_headers, r.content_stream().read().decode("utf-8"))
+               for r in ArchiveIterator(io.BytesIO(_write()))]
+    assert [r[0] for r in records] == ["warcinfo", "conversion", "conversion"]
+    (_, h, text), (_, arc, arc_text) = records[1], records[2]
+    assert h.get_header("WARC-Target-URI") == "https://a.org/"
+    assert h.get_header("WARC-Refers-To") == PAGES[0]["warc_record_id"]
+    assert h.get_header("WARC-Date") == "2026-11-01T00:00:00Z"
+    assert h.get_header("Content-Type") == "text/plain"
+    assert h.get_header("WARC-Template-Token-Fraction") == "0.2500"
+    assert h.get_header("WARC-Block-Digest").startswith("sha1:")
+    assert text == "Main text, é." and arc_text == ""
+    assert arc.get_header("WARC-Refers-To") is None  # an ARC source has no record id
+
+
+def test_retried_task_writes_the_same_bytes():
+    assert _write() == _write()
