@@ -4,7 +4,8 @@
     templatemine detect OUT [--mode M]          -> templates, template_pagelets
     templatemine clean OUT                      -> clean_pages, clean_links
     templatemine run INPUT... --out OUT         all three
-    templatemine evaluate OUT GOLD.jsonl...     bag-of-words P/R/F1 of clean_pages
+    templatemine evaluate --pred OUT --gold GOLD.jsonl [--peers]
+                                                bag-of-words P/R/F1 of clean_pages (and the peers')
 
 Common options: --master M, --conf k=v, --preset, --config FILE, --set extract.k=4.
 """
@@ -12,7 +13,9 @@ Common options: --master M, --conf k=v, --preset, --config FILE, --set extract.k
 from __future__ import annotations
 
 import argparse
+import json
 import logging
+import os
 import sys
 from dataclasses import replace
 
@@ -57,9 +60,17 @@ def build_parser() -> argparse.ArgumentParser:
     clean.add_argument("out", metavar="OUT")
     _common(clean)
 
-    evaluate = sub.add_parser("evaluate", help="bag-of-words P/R/F1 of clean_pages against gold.jsonl files")
-    evaluate.add_argument("out", metavar="OUT")
-    evaluate.add_argument("gold", nargs="+", metavar="GOLD.jsonl")
+    evaluate = sub.add_parser(
+        "evaluate", help="bag-of-words P/R/F1 of clean_pages against gold.jsonl files (and the peers with --peers)",
+        description="Per page, averaged per site (registered domain), then over sites; one row per gold file. "
+                    "Either `evaluate OUT GOLD...` or `evaluate --pred OUT --gold GOLD [--gold GOLD...]`.")
+    evaluate.add_argument("paths", nargs="*", metavar="OUT GOLD.jsonl")
+    evaluate.add_argument("--pred", metavar="OUT", help="the run output whose clean_pages are scored")
+    evaluate.add_argument("--gold", action="append", default=[], metavar="GOLD.jsonl", help="repeatable")
+    evaluate.add_argument("--peers", action="store_true",
+                          help="also score trafilatura, resiliparse, jusText and boilerpy3 on the same pages "
+                               "(the `bench` extra)")
+    evaluate.add_argument("--json", metavar="FILE", help="write the scores as JSON too")
     _common(evaluate)
     return parser
 
@@ -124,6 +135,8 @@ def run_command(args) -> int:
     try:
         config = _load(args)
         files = expand_inputs(args.inputs) if args.command in ("extract", "run") else None  # before Spark starts
+        if args.command == "evaluate":
+            args.out, args.golds = _evaluate_paths(args)
     except (ValueError, OSError, InputError) as exc:
         print(f"templatemine: {exc}", file=sys.stderr)
         return 2
@@ -142,23 +155,15 @@ def run_command(args) -> int:
             print(f"  templates {detected['rows']['templates']} ({detected['mode']} detection), template pagelets "
                   f"{detected['rows']['template_pagelets']}", flush=True)
         if args.command in ("run", "clean"):
-            cleaned = run_clean(spark, args.out, progress)
+            cleaned = run_clean(spark, args.out, progress, config.clean)
             print(f"  clean pages {cleaned['rows']['clean_pages']}, clean links {cleaned['rows']['clean_links']}, "
                   f"mean template token fraction {cleaned['mean_template_token_fraction']:.3f}", flush=True)
+            if "wet" in cleaned:
+                wet = cleaned["wet"]
+                print(f"  wet: {wet['records']} conversion records in {wet['files']} file(s), "
+                      f"{wet['bytes'] / 1e6:.1f} MB -> {args.out.rstrip('/')}/wet/", flush=True)
         if args.command == "evaluate":
-            from templatemine.evaluate.bow import evaluate_texts, read_gold
-            from templatemine.html.urls import normalize_url
-
-            # only the gold pages' texts come to the driver, not the whole crawl's
-            urls = sorted({normalize_url(u) or u for path in args.gold for u in read_gold(path)})
-            wanted = spark.createDataFrame([(u,) for u in urls], "url string")
-            clean = spark.read.parquet(f"{args.out.rstrip('/')}/clean_pages").join(wanted, "url", "left_semi")
-            texts = {r["url"]: r["clean_text"] for r in clean.select("url", "clean_text").collect()}
-            result = evaluate_texts(texts, args.gold, normalize_url)
-            print(f"{'gold':<40}{'pages':>7}{'P':>7}{'R':>7}{'F1':>7}")
-            for name, s in result["per_file"].items():
-                print(f"{name[-39:]:<40}{s.pages:>7}{s.precision:>7.3f}{s.recall:>7.3f}{s.f1:>7.3f}")
-            print(f"{'mean over gold files':<40}{'':>7}{'':>7}{'':>7}{result['mean_f1']:>7.3f}")
+            _evaluate(spark, args)
     except Exception as exc:
         first = next((line.strip() for line in str(exc).splitlines() if "malformed record in" in line), None)
         if config.extract.fail_fast and first:
@@ -168,6 +173,59 @@ def run_command(args) -> int:
     finally:
         spark.stop()
     return 0
+
+
+def _evaluate_paths(args) -> tuple[str, list[str]]:
+    """(OUT, gold files) from `OUT GOLD...` or `--pred OUT --gold GOLD...`."""
+    paths = list(args.paths)
+    out = args.pred or (paths.pop(0) if paths else None)
+    golds = [*args.gold, *paths]
+    if not out or not golds:
+        raise ValueError("evaluate needs an output and gold files: evaluate OUT GOLD.jsonl... "
+                         "or evaluate --pred OUT --gold GOLD.jsonl")
+    for path in golds:
+        if not os.path.isfile(path):
+            raise ValueError(f"gold file not found: {path}")
+    return out, golds
+
+
+def _evaluate(spark, args) -> None:
+    from pyspark.sql import functions as F
+
+    from templatemine.evaluate.bow import evaluate_texts, read_gold
+    from templatemine.html.urls import normalize_url, registered_domain, url_host
+
+    out, golds = args.out, args.golds
+    site_of = lambda url: registered_domain(url_host(url))  # noqa: E731
+    # only the gold pages come to the driver, not the whole crawl
+    urls = sorted({normalize_url(u) or u for path in golds for u in read_gold(path)})
+    wanted = spark.createDataFrame([(u,) for u in urls], "url string")
+    clean = spark.read.parquet(f"{out.rstrip('/')}/clean_pages").join(wanted, "url", "left_semi")
+    systems = {"templatemine": {r["url"]: r["clean_text"] for r in clean.select("url", "clean_text").collect()}}
+    missing: dict[str, str] = {}
+    if args.peers:
+        from templatemine.evaluate.peers import available_peers, load_html, run_peers
+
+        peers, missing = available_peers()
+        pages = spark.read.parquet(f"{out.rstrip('/')}/pages").join(wanted, "url", "left_semi").select(
+            "url", "warc_file", "warc_offset").where(F.col("warc_file").isNotNull())
+        html = load_html([(r["url"], r["warc_file"], r["warc_offset"]) for r in pages.collect()])
+        systems.update(run_peers(html, peers))
+    results = {name: evaluate_texts(texts, golds, normalize_url, site_of) for name, texts in systems.items()}
+    ours = results["templatemine"]
+    others = [n for n in systems if n != "templatemine"]
+    print(f"{'gold':<32}{'pages':>6}{'sites':>6}{'P':>7}{'R':>7}{'F1':>7}" + "".join(f"{n:>13}" for n in others))
+    for name, s in ours["per_file"].items():
+        print(f"{name[-31:]:<32}{s.pages:>6}{s.sites:>6}{s.precision:>7.3f}{s.recall:>7.3f}{s.f1:>7.3f}"
+              + "".join(f"{results[n]['per_file'][name].f1:>13.3f}" for n in others))
+    print(f"{'mean over gold files (F1)':<32}{'':>6}{'':>6}{'':>7}{'':>7}{ours['mean_f1']:>7.3f}"
+          + "".join(f"{results[n]['mean_f1']:>13.3f}" for n in others))
+    for name, why in missing.items():
+        print(f"  {name}: {why}")
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump({name: {"mean_f1": r["mean_f1"], "per_file": {k: vars(v) for k, v in r["per_file"].items()}}
+                       for name, r in results.items()} | {"missing_peers": missing}, fh, indent=1)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -9,8 +9,9 @@ lower-cased `\\w+` runs. Pure Python (no Spark): the evaluation joins are small.
 from __future__ import annotations
 
 import json
+import os
 import re
-from collections import Counter
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 _WORD = re.compile(r"\w+")
@@ -37,6 +38,7 @@ class Score:
     precision: float
     recall: float
     f1: float
+    sites: int = 1
 
 
 def mean_scores(scores: list[tuple[float, float, float]]) -> Score:
@@ -57,18 +59,32 @@ def read_gold(path: str) -> dict[str, str]:
     return gold
 
 
-def evaluate_texts(texts: dict[str, str], gold_files: list[str], normalize=None) -> dict:
-    """Score extracted `texts` (url -> text) against each gold file (one site
-    or corpus each): per-file means, and the mean over files. Gold URLs are
-    normalised with `normalize` before lookup; a page without extracted text
-    scores as extracting nothing."""
-    import os
+def site_means(scores_by_site: dict[str, list[tuple[float, float, float]]]) -> Score:
+    """Pages averaged per site, then sites averaged (each site counts once)."""
+    per_site = [mean_scores(v) for v in scores_by_site.values() if v]
+    if not per_site:
+        return Score(0, 0.0, 0.0, 0.0, 0)
+    n = len(per_site)
+    return Score(sum(s.pages for s in per_site), sum(s.precision for s in per_site) / n,
+                 sum(s.recall for s in per_site) / n, sum(s.f1 for s in per_site) / n, n)
 
+
+def gold_name(path: str) -> str:
+    """A gold file's name in tables: its folder for .../NAME/gold.jsonl."""
+    return os.path.basename(os.path.dirname(path)) if os.path.basename(path) == "gold.jsonl" else path
+
+
+def evaluate_texts(texts: dict[str, str], gold_files: list[str], normalize=None, site_of=None) -> dict:
+    """Score extracted `texts` (url -> text) against each gold file: per page,
+    averaged per site (`site_of(url)`; one site per file when None), then over
+    sites; and the mean over files. Gold URLs are normalised with `normalize`
+    before lookup; a page without extracted text scores as extracting nothing."""
     per_file = {}
     for path in gold_files:
-        gold = read_gold(path)
-        scores = [prf(texts.get(normalize(u) if normalize else u, ""), g) for u, g in gold.items()]
-        name = os.path.basename(os.path.dirname(path)) if os.path.basename(path) == "gold.jsonl" else path
-        per_file[name] = mean_scores(scores)
+        by_site: dict[str, list] = defaultdict(list)
+        for u, g in read_gold(path).items():
+            key = (normalize(u) if normalize else u) or u
+            by_site[site_of(key) if site_of else ""].append(prf(texts.get(key, ""), g))
+        per_file[gold_name(path)] = site_means(by_site)
     f1s = [s.f1 for s in per_file.values()]
     return {"per_file": per_file, "mean_f1": sum(f1s) / len(f1s) if f1s else 0.0}

@@ -6,7 +6,7 @@ from pyspark.sql import functions as F
 
 from templatemine.config import ExtractConfig
 from templatemine.tables.extract import run_extract
-from templatemine.templates.components import min_label_propagation
+from templatemine.templates.components import min_label_propagation, star_contraction
 from templatemine.config import DetectConfig
 from templatemine.templates.stage import run_clean, run_detect
 from templatemine.warc.inputs import expand_inputs
@@ -20,6 +20,48 @@ def test_min_label_propagation(spark):
     e = spark.createDataFrame([(0, 1), (2, 1), (3, 4), (4, 5), (5, 3)], ["src", "dst"])
     got = {r["id"]: r["component"] for r in min_label_propagation(v, e).collect()}
     assert got == {0: 0, 1: 0, 2: 0, 3: 3, 4: 3, 5: 3, 6: 6}
+    report = {}
+    stars = {r["id"]: r["component"] for r in star_contraction(v, e, report=report).collect()}
+    assert stars == {i: c for i, c in got.items() if i != 6} and report["rounds"] >= 1  # 6 is isolated
+
+
+def test_star_contraction_equals_a_bfs_on_random_graphs(spark):
+    """Large-star/small-star against a plain BFS: random forests of long paths
+    (large diameter, where label propagation needs many rounds) and random
+    graphs with signed 64-bit ids like the hashed (shingle, page) vertices."""
+    import random
+
+    def bfs_components(edges):
+        adjacency = {}
+        for a, b in edges:
+            adjacency.setdefault(a, set()).add(b)
+            adjacency.setdefault(b, set()).add(a)
+        label = {}
+        for start in adjacency:
+            if start in label:
+                continue
+            seen, frontier = {start}, [start]
+            while frontier:
+                frontier = [w for x in frontier for w in adjacency[x] if w not in seen and not seen.add(w)]
+            for x in seen:
+                label[x] = min(seen)
+        return label
+
+    rng = random.Random(5)
+    for trial in range(3):
+        ids = [rng.randint(-2**63, 2**63 - 1) for _ in range(300)]
+        if trial == 0:  # paths of length 60: diameter 59
+            edges = [(ids[i], ids[i + 1]) for i in range(299) if (i + 1) % 60]
+        else:
+            edges = [(rng.choice(ids), rng.choice(ids)) for _ in range(250)]
+        v = spark.createDataFrame([(i,) for i in ids], "id long")
+        e = spark.createDataFrame(edges, "src long, dst long")
+        report = {}
+        got = {r["id"]: r["component"] for r in star_contraction(v, e, report=report).collect()}
+        want = {x: c for x, c in bfs_components([(a, b) for a, b in edges if a != b]).items()}
+        assert got == want
+        if trial == 0:
+            assert report["rounds"] < 20  # far fewer than the diameter
 
 
 def test_detect_and_clean_remove_the_shared_template(spark, tmp_path):
@@ -98,3 +140,50 @@ def test_global_keeps_unrelated_sites_and_mirrors_apart(spark, tmp_path):
     nav_a_templates = templates.where(F.col("sample_text").startswith("Chapter 0"))
     assert nav_a_templates.count() == 2  # the original and the mirror, apart
     assert {r["n_pages"] for r in nav_a_templates.collect()} == {4}
+
+
+def test_run_writes_wet_manifest_stages_and_evaluates(spark, tmp_path, capsys):
+    """clean writes OUT/wet (one conversion record per clean page, referring to
+    its response record), manifest.json lists every stage, and evaluate
+    (both argument forms) scores clean_pages per site."""
+    import argparse
+    import json
+
+    from warcio.archiveiterator import ArchiveIterator
+
+    from templatemine.cli import _evaluate
+    from templatemine.evaluate.bow import gold_name
+
+    out = str(tmp_path / "site")
+    run_extract(spark, expand_inputs([write_warc(str(tmp_path / "s.warc.gz"), small_site())]), out, ExtractConfig(),
+                **QUIET)
+    run_detect(spark, out, DetectConfig(mode="global"), **QUIET)
+    cleaned = run_clean(spark, out, **QUIET)
+    clean = {r["url"]: r for r in spark.read.parquet(os.path.join(out, "clean_pages")).collect()}
+    source_ids = {r["url"]: r["warc_record_id"] for r in spark.read.parquet(os.path.join(out, "pages")).collect()}
+    wet = {}
+    for name in sorted(os.listdir(os.path.join(out, "wet"))):
+        with open(os.path.join(out, "wet", name), "rb") as fh:
+            for rec in ArchiveIterator(fh):
+                if rec.rec_type == "conversion":
+                    url = rec.rec_headers.get_header("WARC-Target-URI")
+                    wet[url] = (rec.rec_headers.get_header("WARC-Refers-To"), rec.content_stream().read().decode())
+    assert cleaned["wet"]["records"] == len(wet) == len(clean)
+    for url, (refers_to, text) in wet.items():
+        assert refers_to == source_ids[url] and refers_to.startswith("<urn:uuid:")
+        assert text == clean[url]["clean_text"]
+    manifest = json.load(open(os.path.join(out, "manifest.json")))
+    assert manifest["stage"] == "extract" and set(manifest["stages"]) == {"detect", "clean"}
+    assert manifest["stages"]["clean"]["rows"]["clean_pages"] == len(clean)
+    assert manifest["stages"]["detect"]["timings"]["total_s"] > 0
+
+    gold = tmp_path / "gold.jsonl"
+    docs = "https://www.example.org/docs/"
+    gold.write_text(json.dumps({"url": docs, "gold_text": clean[docs]["clean_text"]}) + "\n"
+                    + json.dumps({"url": "https://mirror.example.net/docs/", "gold_text": "zebra quartz"}) + "\n")
+    report = tmp_path / "scores.json"
+    _evaluate(spark, argparse.Namespace(out=out, golds=[str(gold)], peers=False, json=str(report)))
+    printed = capsys.readouterr().out
+    scores = json.load(open(report))["templatemine"]["per_file"][gold_name(str(gold))]
+    # two sites (example.org, example.net), one page each: the mean of 1.0 and 0.0
+    assert scores["sites"] == 2 and scores["f1"] == 0.5 and "0.500" in printed

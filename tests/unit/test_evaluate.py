@@ -22,3 +22,32 @@ def test_evaluate_texts_per_file_then_mean(tmp_path):
     score = result["per_file"]["site"]
     assert score.pages == 2 and abs(score.f1 - (1.0 + 2 / 3) / 2) < 1e-12
     assert result["mean_f1"] == score.f1
+
+
+def test_pages_averaged_per_site_then_over_sites(tmp_path):
+    gold = tmp_path / "news.jsonl"
+    gold.write_text("\n".join(json.dumps(r) for r in [
+        {"url": "https://a.org/1", "gold_text": "x"},
+        {"url": "https://a.org/2", "gold_text": "x"},
+        {"url": "https://a.org/3", "gold_text": "x"},
+        {"url": "https://b.org/1", "gold_text": "x"},
+    ]))
+    texts = {"https://a.org/1": "x", "https://a.org/2": "x", "https://a.org/3": "x", "https://b.org/1": "y"}
+    score = evaluate_texts(texts, [str(gold)], site_of=lambda u: u.split("/")[2])["per_file"][str(gold)]
+    # per page the mean would be 0.75; a.org's three pages count as one site
+    assert score.sites == 2 and score.pages == 4 and score.f1 == 0.5
+
+
+def test_evaluate_arguments_both_forms(tmp_path):
+    import pytest
+
+    from templatemine.cli import _evaluate_paths, build_parser
+
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text("")
+    for argv in (["evaluate", "OUT", str(gold)], ["evaluate", "--pred", "OUT", "--gold", str(gold)]):
+        assert _evaluate_paths(build_parser().parse_args(argv)) == ("OUT", [str(gold)])
+    with pytest.raises(ValueError, match="gold file not found"):
+        _evaluate_paths(build_parser().parse_args(["evaluate", "--pred", "OUT", "--gold", "nope.jsonl"]))
+    with pytest.raises(ValueError, match="needs an output and gold files"):
+        _evaluate_paths(build_parser().parse_args(["evaluate", "OUT"]))
