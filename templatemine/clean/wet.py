@@ -31,13 +31,18 @@ def _record_id(*parts: str) -> str:
 
 
 def _warc_date(value) -> str:
-    if value is None:
+    if value is None or value != value:  # null, or pandas' NaT (not equal to itself)
         return "1970-01-01T00:00:00Z"
     if isinstance(value, datetime):
         if value.tzinfo is None:
             value = value.replace(tzinfo=timezone.utc)
         return value.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     return str(value)
+
+
+def _str(value) -> str:
+    """A string column's value: pandas gives None, or NaN when a batch's column is all null."""
+    return value if isinstance(value, str) else ""
 
 
 def write_wet(fh: BinaryIO, filename: str, pages: Iterable[dict]) -> int:
@@ -55,9 +60,9 @@ def write_wet(fh: BinaryIO, filename: str, pages: Iterable[dict]) -> int:
     writer.write_record(info)
     n = 0
     for page in pages:
-        text = (page["clean_text"] or "").encode("utf-8")
+        text = _str(page["clean_text"]).encode("utf-8")
         date = _warc_date(page["fetch_time"])
-        source = page.get("warc_record_id")
+        source = _str(page.get("warc_record_id"))
         headers = {
             "WARC-Date": date,
             "WARC-Record-ID": _record_id("conversion", source or "", page["url"], date),

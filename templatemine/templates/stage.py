@@ -182,6 +182,8 @@ def _write_wet(clean, pages, out_dir: str, n_pages: int, config: CleanConfig) ->
     from templatemine.clean.wet import WET_ROW_SCHEMA, wet_partitions
 
     n_files = max(1, -(-n_pages // max(1, config.wet_pages_per_file)))
+    if "warc_record_id" not in pages.columns:  # an extract output from before PAGES had it
+        pages = pages.withColumn("warc_record_id", F.lit(None).cast("string"))
     rows = clean.join(pages.select("page_key", "fetch_time", "warc_record_id"), "page_key").select(
         "url", "fetch_time", "warc_record_id", "clean_text", "template_token_fraction", "n_template_pagelets")
     written = rows.repartition(n_files, "url").sortWithinPartitions("url").mapInPandas(

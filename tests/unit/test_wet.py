@@ -37,5 +37,16 @@ def test_conversion_records_refer_to_their_source():
     assert arc.get_header("WARC-Refers-To") is None  # an ARC source has no record id
 
 
+def test_missing_values_in_a_pandas_batch():
+    import pandas as pd
+
+    buf = io.BytesIO()
+    # a pandas batch whose columns are all null carries NaN, not None
+    write_wet(buf, "x", [{**PAGES[1], "fetch_time": pd.NaT, "warc_record_id": float("nan"), "clean_text": None}])
+    records = [r.rec_headers for r in ArchiveIterator(io.BytesIO(buf.getvalue()))]
+    assert [h.get_header("WARC-Date") for h in records] == ["1970-01-01T00:00:00Z"] * 2
+    assert records[1].get_header("WARC-Refers-To") is None
+
+
 def test_retried_task_writes_the_same_bytes():
     assert _write() == _write()
