@@ -154,21 +154,28 @@ def test_run_writes_wet_manifest_stages_and_evaluates(spark, tmp_path, capsys):
     from templatemine.cli import _evaluate
     from templatemine.evaluate.bow import gold_name
 
+    from tests.warcgen import site_page
+
     out = str(tmp_path / "site")
-    run_extract(spark, expand_inputs([write_warc(str(tmp_path / "s.warc.gz"), small_site())]), out, ExtractConfig(),
-                **QUIET)
+    # one capture with an unreadable WARC-Date: its fetch_time is null (the demo's samples have such records)
+    undated = {"url": "https://www.example.org/undated.html", "date": "sometime in 2026",
+               "html": site_page("undated", "<p>A page whose capture time nobody knows.</p>", [])}
+    run_extract(spark, expand_inputs([write_warc(str(tmp_path / "s.warc.gz"), small_site() + [undated])]), out,
+                ExtractConfig(), **QUIET)
     run_detect(spark, out, DetectConfig(mode="global"), **QUIET)
     cleaned = run_clean(spark, out, **QUIET)
     clean = {r["url"]: r for r in spark.read.parquet(os.path.join(out, "clean_pages")).collect()}
     source_ids = {r["url"]: r["warc_record_id"] for r in spark.read.parquet(os.path.join(out, "pages")).collect()}
-    wet = {}
+    wet, dates = {}, {}
     for name in sorted(os.listdir(os.path.join(out, "wet"))):
         with open(os.path.join(out, "wet", name), "rb") as fh:
             for rec in ArchiveIterator(fh):
                 if rec.rec_type == "conversion":
                     url = rec.rec_headers.get_header("WARC-Target-URI")
                     wet[url] = (rec.rec_headers.get_header("WARC-Refers-To"), rec.content_stream().read().decode())
+                    dates[url] = rec.rec_headers.get_header("WARC-Date")
     assert cleaned["wet"]["records"] == len(wet) == len(clean)
+    assert dates[undated["url"]] == "1970-01-01T00:00:00Z" and dates["https://www.example.org/docs/"].startswith("2026")
     for url, (refers_to, text) in wet.items():
         assert refers_to == source_ids[url] and refers_to.startswith("<urn:uuid:")
         assert text == clean[url]["clean_text"]
