@@ -141,7 +141,7 @@ def plan_sites(spec: WebSpec, vocab: Vocabulary) -> list[Site]:
             sites.append(Site(len(sites), f"mirror.{host.removeprefix('www.')}", name, n, site.family,
                               sections, mirror_of=host))
             total += n
-    # sister groups: consecutive runs of non-mirror sites
+    # sister groups: random groups of 3 to 8 sites, none a mirror or mirrored
     mirrored = {s.mirror_of for s in sites if s.mirror_of}
     eligible = [s for s in sites if not s.mirror_of and s.host not in mirrored]
     rng.shuffle(eligible)
