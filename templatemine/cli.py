@@ -28,7 +28,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--master", help="Spark master (default: local[*], or spark-submit's)")
     parser.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", help="Spark conf, repeatable")
     parser.add_argument("--preset", default="local", help="config preset: local, test, cluster (default local)")
-    parser.add_argument("--config", help="TOML file with [extract] and [spark] tables (see conf/)")
+    parser.add_argument("--config", help="TOML file with [extract], [detect], [clean] and [spark] tables (see conf/)")
     parser.add_argument("--set", action="append", default=[], metavar="extract.NAME=VALUE",
                         help="override one config field, repeatable")
     parser.add_argument("--quiet", action="store_true", help="print only the summary")

@@ -166,7 +166,7 @@ def _apply(section, values: dict, where: str):
 
 
 def load_config(preset: str = "local", path: str | None = None, overrides: list[str] = ()) -> Config:
-    """A preset, then a TOML file's `[extract]`, `[detect]` and `[spark]`
+    """A preset, then a TOML file's `[extract]`, `[detect]`, `[clean]` and `[spark]`
     tables, then `section.field=value` overrides (e.g. `extract.k=4`)."""
     if preset not in PRESETS:
         raise ValueError(f"unknown preset {preset!r} (known: {', '.join(PRESETS)})")

@@ -104,8 +104,15 @@ class RunOutput:
 
     def remove(self, name: str) -> None:
         """Delete OUT/NAME, a table this run does not write (so no stale one stays)."""
-        if self._fs.exists(self._Path(self.final(name))):
-            self._fs.delete(self._Path(self.final(name)), True)
+        self.remove_path(self.final(name))
+
+    def remove_path(self, path: str | None) -> None:
+        """Delete a file or folder (recursively) if it exists."""
+        if path:
+            p = self._Path(path)
+            fs = p.getFileSystem(self.spark.sparkContext._jsc.hadoopConfiguration())
+            if fs.exists(p):
+                fs.delete(p, True)
 
     def cleanup(self) -> None:
         fs, Path = self._fs, self._Path

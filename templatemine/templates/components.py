@@ -47,6 +47,16 @@ def connected_components(spark: SparkSession, vertices: DataFrame, edges: DataFr
     return min_label_propagation(vertices, edges, report=report)
 
 
+def _truncate(df: DataFrame) -> DataFrame:
+    """Cut the lineage of a round's result: a reliable checkpoint (files in the
+    session's checkpoint directory, which run_detect always sets) so that an
+    executor lost mid-run costs a recomputation, not the job; a local one
+    (executor storage) only when no directory is set."""
+    if df.sparkSession.sparkContext.getCheckpointDir():
+        return df.checkpoint(eager=True)
+    return df.localCheckpoint(eager=True)
+
+
 def _undirected(edges: DataFrame) -> DataFrame:
     """Each undirected edge once, as (src, dst) with src > dst; no self-loops."""
     return edges.select(F.greatest("src", "dst").alias("src"), F.least("src", "dst").alias("dst")).where(
@@ -76,11 +86,11 @@ def star_contraction(vertices: DataFrame, edges: DataFrame, max_rounds: int = 10
     (every vertex has one edge, to its component's least vertex, which has
     none of its own); the star's centre labels its vertices. Isolated vertices
     are left out (they are no template)."""
-    current = _undirected(edges).localCheckpoint()
+    current = _truncate(_undirected(edges))
     rounds = 0
     for rounds in range(1, max_rounds + 1):
         # each round's edges are checkpointed: the lineage stays one round long
-        current = small_star(large_star(current)).localCheckpoint()
+        current = _truncate(small_star(large_star(current)))
         fanned = current.groupBy("src").count().where("count > 1").limit(1).count()
         chained = current.join(current.select(F.col("src").alias("dst")).distinct(), "dst", "left_semi").limit(
             1).count()
@@ -98,17 +108,17 @@ def min_label_propagation(vertices: DataFrame, edges: DataFrame, max_rounds: int
                           report: dict | None = None) -> DataFrame:
     both = edges.select("src", "dst").union(edges.select(F.col("dst").alias("src"), F.col("src").alias("dst")))
     both = both.where(F.col("src") != F.col("dst")).distinct().persist()
-    labels = vertices.select("id", F.col("id").alias("component")).localCheckpoint()
+    labels = _truncate(vertices.select("id", F.col("id").alias("component")))
     rounds = 0
     for rounds in range(1, max_rounds + 1):
         offers = both.join(labels.withColumnRenamed("id", "src"), "src").groupBy(F.col("dst").alias("id")).agg(
             F.min("component").alias("offer"))
         # each round's labels are checkpointed: the lineage stays one round long
-        labels = labels.join(offers, "id", "left").select(
+        labels = _truncate(labels.join(offers, "id", "left").select(
             "id",
             F.least("component", F.coalesce("offer", "component")).alias("component"),
             F.coalesce(F.col("offer") < F.col("component"), F.lit(False)).alias("changed"),
-        ).localCheckpoint()
+        ))
         if labels.where("changed").count() == 0:
             break
         labels = labels.drop("changed")

@@ -83,6 +83,8 @@ def run_detect(spark: SparkSession, out: str, config: DetectConfig = DetectConfi
         "timings": {"total_s": round(time.time() - started, 3)},
     }
     output.commit(tables, "detect.json", manifest)
+    # the components rounds' checkpoints served this run only (its tables are written)
+    output.remove_path(spark.sparkContext.getCheckpointDir())
     return manifest
 
 

@@ -183,6 +183,14 @@ def test_run_writes_wet_manifest_stages_and_evaluates(spark, tmp_path, capsys):
     assert manifest["stage"] == "extract" and set(manifest["stages"]) == {"detect", "clean"}
     assert manifest["stages"]["clean"]["rows"]["clean_pages"] == len(clean)
     assert manifest["stages"]["detect"]["timings"]["total_s"] > 0
+    assert manifest["stages"]["detect"]["rows"]["templates"] > 0 and "wet" in manifest["stages"]["clean"]
+    assert not os.path.exists(os.path.join(out, "_checkpoints")) or not any(
+        os.scandir(os.path.join(out, "_checkpoints")))  # the components rounds' checkpoints are gone
+
+    from templatemine.config import CleanConfig
+
+    assert "wet" not in run_clean(spark, out, config=CleanConfig(wet=False), **QUIET)
+    assert not os.path.exists(os.path.join(out, "wet"))  # no stale WET from the run before
 
     gold = tmp_path / "gold.jsonl"
     docs = "https://www.example.org/docs/"
