@@ -75,8 +75,8 @@ class DetectConfig(EvidenceConfig):
     or graphx (Pregel: as many supersteps as the diameter). Without GraphFrames'
     jars, two_phase runs templatemine's DataFrame large-star/small-star and any
     other value min-label propagation (templates/components.py); measured at
-    94,500 synthetic pages: 5 rounds, 189 s, 4.3 GB shuffled against 20 rounds,
-    386 s, 13.9 GB (scripts/detect_cost.py, docs/scaling.md)."""
+    94,500 synthetic pages: 5 rounds, 171 s, 4.3 GB shuffled against 20 rounds,
+    357 s, 13.9 GB (scripts/detect_cost.py, docs/scaling.md)."""
     cc_broadcast_threshold: int = -1
     """-1: no manual broadcast of high-degree components, AQE handles the skew
     (graphframes-py 0.12 documents it as much faster and recommended); the giant
