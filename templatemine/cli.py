@@ -209,7 +209,9 @@ def _evaluate(spark, args) -> None:
         peers, missing = available_peers()
         pages = spark.read.parquet(f"{out.rstrip('/')}/pages").join(wanted, "url", "left_semi").select(
             "url", "warc_file", "warc_offset").where(F.col("warc_file").isNotNull())
-        html = load_html([(r["url"], r["warc_file"], r["warc_offset"]) for r in pages.collect()])
+        html, unread = load_html([(r["url"], r["warc_file"], r["warc_offset"]) for r in pages.collect()])
+        if unread:  # the peers score nothing on these pages
+            print(f"  peers: {len(unread)} page(s) could not be read back, e.g. {unread[0]}")
         systems.update(run_peers(html, peers))
     results = {name: evaluate_texts(texts, golds, normalize_url, site_of) for name, texts in systems.items()}
     ours = results["templatemine"]

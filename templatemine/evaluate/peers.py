@@ -58,24 +58,20 @@ def available_peers(names=None) -> tuple[dict[str, Callable[[str], str]], dict[s
     return found, missing
 
 
-def load_html(locations: list[tuple[str, str, int]]) -> dict[str, str]:
-    """url -> decoded HTML for (url, warc_file, warc_offset) rows, one pass per file."""
-    from templatemine.html.charset import decode_html
-    from templatemine.warc.inputs import open_input
-    from templatemine.warc.reader import records_at
+def load_html(locations: list[tuple[str, str, int]]) -> tuple[dict[str, str], list[str]]:
+    """(url -> decoded HTML, why pages could not be read) for (url, warc_file,
+    warc_offset) rows, one pass per file."""
+    from templatemine.html.record import html_at
 
     by_file: dict[str, list[tuple[str, int]]] = defaultdict(list)
     for url, path, offset in locations:
         by_file[path].append((url, offset))
-    html = {}
+    html, errors = {}, []
     for path, wanted in by_file.items():
-        with open_input(path) as fh:
-            found = records_at(path, fh, [o for _, o in wanted])
-        for url, offset in wanted:
-            raw = found.get(offset)
-            if raw is not None and raw.payload is not None:
-                html[url] = decode_html(raw.payload, raw.content_type)[0]
-    return html
+        found, failed = html_at(path, [o for _, o in wanted])
+        html.update((url, found[offset]) for url, offset in wanted if offset in found)
+        errors.extend(failed.values())
+    return html, errors
 
 
 def run_peers(html: dict[str, str], peers: dict[str, Callable[[str], str]]) -> dict[str, dict[str, str]]:

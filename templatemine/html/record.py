@@ -107,3 +107,28 @@ def extract_capture(raw: RawRecord, parser: PageParser) -> Capture:
         links=page.links,
         pagelets=page.pagelets,
     )
+
+
+def html_at(warc_file: str, offsets: list[int]) -> tuple[dict[int, str], dict[int, str]]:
+    """({offset: decoded HTML}, {offset: why not}) for the records at `offsets`
+    of one WARC file: how stages after extract read back the few pages they
+    need (`records_at`: a seek per record), decoded as extract decoded them."""
+    from templatemine.warc.inputs import open_input
+    from templatemine.warc.reader import records_at
+
+    try:
+        with open_input(warc_file) as fh:
+            raws = records_at(warc_file, fh, offsets)
+    except OSError as exc:
+        return {}, {o: f"{warc_file}: {exc}" for o in offsets}
+    html, errors = {}, {}
+    for offset in offsets:
+        raw = raws.get(offset)
+        if raw is None or raw.payload is None:
+            errors[offset] = f"{warc_file} offset {offset}: record not found or not HTML"
+            continue
+        try:
+            html[offset] = decode_html(raw.payload, raw.content_type)[0]
+        except UndecodableError as exc:
+            errors[offset] = f"{warc_file} offset {offset}: {type(exc).__name__}: {exc}"[:300]
+    return html, errors

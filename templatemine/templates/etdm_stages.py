@@ -103,26 +103,15 @@ def key_pages_and_subdigraphs(pages: DataFrame, pagelets: DataFrame, edges: Data
 
 def _load_trees(warc_file: str, offsets: list[int]) -> tuple[dict, dict]:
     """{offset: DomTree} of the HTML records at `offsets`, and {offset: error}."""
-    from templatemine.html.charset import decode_html
+    from templatemine.html.record import html_at
     from templatemine.templates.etdm import DomTree
-    from templatemine.warc.inputs import open_input
-    from templatemine.warc.reader import records_at
 
-    trees, errors = {}, {}
-    try:
-        with open_input(warc_file) as fh:
-            raws = records_at(warc_file, fh, offsets)
-    except OSError as exc:
-        return {}, {o: f"{warc_file}: {exc}" for o in offsets}
-    for offset in offsets:
-        raw = raws.get(offset)
-        if raw is None or raw.payload is None:
-            errors[offset] = f"{warc_file} offset {offset}: record not found or not HTML"
-            continue
+    html, errors = html_at(warc_file, offsets)
+    trees = {}
+    for offset, doc in html.items():
         try:
-            html, _charset, _source = decode_html(raw.payload, raw.content_type)
-            trees[offset] = DomTree.from_html(html)
-        except Exception as exc:  # undecodable or unparsable: the page keeps its text
+            trees[offset] = DomTree.from_html(doc)
+        except Exception as exc:  # unparsable: the page keeps its text
             errors[offset] = f"{warc_file} offset {offset}: {type(exc).__name__}: {exc}"[:300]
     return trees, errors
 

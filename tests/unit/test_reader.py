@@ -110,3 +110,17 @@ def test_records_at_loads_pages_by_offset():
             got = records_at(path, fh, wanted + [1])  # offset 1 starts no record
         assert sorted(got) == wanted, name
         assert all(got[o].payload == full[o].payload and got[o].target_uri == full[o].target_uri for o in wanted)
+
+
+def test_html_at_reads_pages_back_decoded_and_says_why_not():
+    from templatemine.html.charset import decode_html
+    from templatemine.html.record import html_at
+
+    path = sample("iana.warc.gz")
+    full = {r.offset: r for r in read(path) if r.payload is not None}
+    wanted = sorted(full)[:3]
+    html, errors = html_at(path, wanted + [1])
+    assert html == {o: decode_html(full[o].payload, full[o].content_type)[0] for o in wanted}
+    assert list(errors) == [1] and "record not found" in errors[1] and "iana.warc.gz" in errors[1]
+    gone, why = html_at(path + ".missing", [0])
+    assert gone == {} and list(why) == [0] and "No such file" in why[0]
