@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import io
 import uuid
-from datetime import datetime, timezone
 from typing import BinaryIO, Iterable, Iterator
 
 from warcio.warcwriter import WARCWriter
@@ -24,31 +23,18 @@ from templatemine import __version__
 
 _NAMESPACE = uuid.UUID("4d2b1c3e-7a8f-5e60-9b1d-2f3a4c5d6e7f")
 WET_ROW_SCHEMA = "file string, records long, bytes long"
+EPOCH = "1970-01-01T00:00:00Z"  # WARC-Date of a capture whose time is unknown
 
 
 def _record_id(*parts: str) -> str:
     return f"<urn:uuid:{uuid.uuid5(_NAMESPACE, chr(0).join(parts))}>"
 
 
-def _warc_date(value) -> str:
-    if value is None or value != value:  # null, or pandas' NaT (not equal to itself)
-        return "1970-01-01T00:00:00Z"
-    if isinstance(value, datetime):
-        if value.tzinfo is None:
-            value = value.replace(tzinfo=timezone.utc)
-        return value.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    return str(value)
-
-
-def _str(value) -> str:
-    """A string column's value: pandas gives None, or NaN when a batch's column is all null."""
-    return value if isinstance(value, str) else ""
-
-
 def write_wet(fh: BinaryIO, filename: str, pages: Iterable[dict]) -> int:
     """Write a warcinfo record, then one conversion record per page (dicts
-    with url, fetch_time, warc_record_id, clean_text, template_token_fraction,
-    n_template_pagelets); return the number of conversion records."""
+    with url, warc_date, warc_record_id ("" for none: an ARC source),
+    clean_text, template_token_fraction, n_template_pagelets); return the
+    number of conversion records."""
     writer = WARCWriter(fh, gzip=True, warc_version="WARC/1.0")
     info = writer.create_warcinfo_record(filename, {
         "software": f"templatemine {__version__}",
@@ -56,16 +42,16 @@ def write_wet(fh: BinaryIO, filename: str, pages: Iterable[dict]) -> int:
         "format": "WARC File Format 1.0",
     })
     info.rec_headers.replace_header("WARC-Record-ID", _record_id("warcinfo", filename))
-    info.rec_headers.replace_header("WARC-Date", "1970-01-01T00:00:00Z")
+    info.rec_headers.replace_header("WARC-Date", EPOCH)
     writer.write_record(info)
     n = 0
     for page in pages:
-        text = _str(page["clean_text"]).encode("utf-8")
-        date = _warc_date(page["fetch_time"])
-        source = _str(page.get("warc_record_id"))
+        text = page["clean_text"].encode("utf-8")
+        date = page["warc_date"]
+        source = page["warc_record_id"]
         headers = {
             "WARC-Date": date,
-            "WARC-Record-ID": _record_id("conversion", source or "", page["url"], date),
+            "WARC-Record-ID": _record_id("conversion", source, page["url"], date),
             "Content-Type": "text/plain",
             "WARC-Template-Token-Fraction": f"{page['template_token_fraction']:.4f}",
             "WARC-Template-Pagelets-Removed": str(page["n_template_pagelets"]),

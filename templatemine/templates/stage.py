@@ -181,13 +181,19 @@ def run_clean(spark: SparkSession, out: str, progress: Callable[[str], None] = p
 def _write_wet(clean, pages, out_dir: str, n_pages: int, config: CleanConfig) -> dict:
     """OUT/wet/part-NNNNN.warc.wet.gz, about `wet_pages_per_file` records each,
     sorted by URL within a file; (files, records, bytes) for the manifest."""
-    from templatemine.clean.wet import WET_ROW_SCHEMA, wet_partitions
+    from templatemine.clean.wet import EPOCH, WET_ROW_SCHEMA, wet_partitions
 
     n_files = max(1, -(-n_pages // max(1, config.wet_pages_per_file)))
     if "warc_record_id" not in pages.columns:  # an extract output from before PAGES had it
         pages = pages.withColumn("warc_record_id", F.lit(None).cast("string"))
+    # strings, never null, from Spark: WARC's date format (UTC, the session's
+    # zone) and "" for what is missing, so the Python side needs no null cases
     rows = clean.join(pages.select("page_key", "fetch_time", "warc_record_id"), "page_key").select(
-        "url", "fetch_time", "warc_record_id", "clean_text", "template_token_fraction", "n_template_pagelets")
+        "url",
+        F.coalesce(F.date_format("fetch_time", "yyyy-MM-dd'T'HH:mm:ss'Z'"), F.lit(EPOCH)).alias("warc_date"),
+        F.coalesce("warc_record_id", F.lit("")).alias("warc_record_id"),
+        F.coalesce("clean_text", F.lit("")).alias("clean_text"),
+        "template_token_fraction", "n_template_pagelets")
     written = rows.repartition(n_files, "url").sortWithinPartitions("url").mapInPandas(
         lambda batches: wet_partitions(batches, out_dir), WET_ROW_SCHEMA).collect()
     return {"files": len(written), "records": sum(r["records"] for r in written),

@@ -1,17 +1,16 @@
 """WET output: WARC conversion records that refer to their source records."""
 
 import io
-from datetime import datetime, timezone
 
 from warcio.archiveiterator import ArchiveIterator
 
-from templatemine.clean.wet import write_wet
+from templatemine.clean.wet import EPOCH, write_wet
 
 PAGES = [
-    {"url": "https://a.org/", "fetch_time": datetime(2026, 11, 1, tzinfo=timezone.utc),
+    {"url": "https://a.org/", "warc_date": "2026-11-01T00:00:00Z",
      "warc_record_id": "<urn:uuid:11111111-2222-3333-4444-555555555555>", "clean_text": "Main text, é.",
      "template_token_fraction": 0.25, "n_template_pagelets": 3},
-    {"url": "https://a.org/arc", "fetch_time": None, "warc_record_id": None, "clean_text": "",
+    {"url": "https://a.org/arc", "warc_date": EPOCH, "warc_record_id": "", "clean_text": "",
      "template_token_fraction": 0.0, "n_template_pagelets": 0},
 ]
 
@@ -37,12 +36,11 @@ def test_conversion_records_refer_to_their_source():
     assert arc.get_header("WARC-Refers-To") is None  # an ARC source has no record id
 
 
-def test_missing_values_in_a_pandas_batch():
-    import pandas as pd
-
+def test_unknown_time_and_source_as_spark_sends_them():
+    """clean's Spark side turns a null capture time into the epoch and a null
+    record id into "" (tests/spark: an undated capture); nothing null reaches here."""
     buf = io.BytesIO()
-    # a pandas batch whose columns are all null carries NaN, not None
-    write_wet(buf, "x", [{**PAGES[1], "fetch_time": pd.NaT, "warc_record_id": float("nan"), "clean_text": None}])
+    write_wet(buf, "x", [PAGES[1]])
     records = [r.rec_headers for r in ArchiveIterator(io.BytesIO(buf.getvalue()))]
     assert [h.get_header("WARC-Date") for h in records] == ["1970-01-01T00:00:00Z"] * 2
     assert records[1].get_header("WARC-Refers-To") is None
