@@ -27,25 +27,14 @@ def main() -> int:
     ap.add_argument("--out", default="/tmp/templatemine-eval-sites")
     args = ap.parse_args()
 
-    from eval_sites import PEERS, open_sites
+    from eval_sites import PEERS, open_sites, score_config
     from templatemine.config import DetectConfig
-    from templatemine.evaluate.bow import evaluate_texts
-    from templatemine.html.urls import normalize_url
     from templatemine.templates.etdm import EQUALITY_PRESETS
-    from templatemine.templates.stage import run_clean, run_detect
 
     opened = open_sites(args.out, "templatemine-eval-etdm")
     if opened is None:
         return 2
     spark, golds = opened
-    quiet = lambda _m: None  # noqa: E731
-
-    def score(config: DetectConfig):
-        detected = run_detect(spark, args.out, config, progress=quiet)
-        run_clean(spark, args.out, progress=quiet)
-        texts = {r["url"]: r["clean_text"] for r in
-                 spark.read.parquet(os.path.join(args.out, "clean_pages")).select("url", "clean_text").collect()}
-        return evaluate_texts(texts, golds, normalize_url), detected
 
     runs = {
         "global": DetectConfig(mode="global"),
@@ -57,7 +46,7 @@ def main() -> int:
     }
     results, report = {}, {}
     for label, config in runs.items():
-        res, detected = score(config)
+        res, detected = score_config(spark, args.out, config, golds)
         results[label] = res
         mean = lambda attr: sum(getattr(s, attr) for s in res["per_file"].values()) / len(res["per_file"])  # noqa
         report[label] = {"mean_f1": round(res["mean_f1"], 6), "mean_precision": round(mean("precision"), 6),

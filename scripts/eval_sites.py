@@ -52,6 +52,22 @@ def open_sites(out: str, app: str):
     return spark, golds
 
 
+def score_config(spark, out: str, config, golds: list[str]) -> tuple[dict, dict]:
+    """Detect with `config`, clean (no WET: only clean_pages is scored), and
+    score clean_pages against `golds`: (evaluate_texts result, detect manifest)."""
+    from templatemine.config import CleanConfig
+    from templatemine.evaluate.bow import evaluate_texts
+    from templatemine.html.urls import normalize_url
+    from templatemine.templates.stage import run_clean, run_detect
+
+    quiet = lambda _m: None  # noqa: E731
+    detected = run_detect(spark, out, config, progress=quiet)
+    run_clean(spark, out, progress=quiet, config=CleanConfig(wet=False))
+    texts = {r["url"]: r["clean_text"] for r in
+             spark.read.parquet(os.path.join(out, "clean_pages")).select("url", "clean_text").collect()}
+    return evaluate_texts(texts, golds, normalize_url), detected
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default="/tmp/templatemine-eval-sites")
@@ -60,15 +76,11 @@ def main() -> int:
     args = ap.parse_args()
 
     from templatemine.config import DetectConfig
-    from templatemine.evaluate.bow import evaluate_texts
-    from templatemine.html.urls import normalize_url
-    from templatemine.templates.stage import run_clean, run_detect
 
     opened = open_sites(args.out, "templatemine-eval")
     if opened is None:
         return 2
     spark, golds = opened
-    quiet = lambda _m: None  # noqa: E731
 
     supports = [0.1, 0.3, 0.5] if args.grid == "quick" else [0.05, 0.1, 0.2, 0.3, 0.5, 0.7]
     shares = [0.0, 0.8] if args.grid == "quick" else [0.0, 0.5, 0.8, 0.9]
@@ -78,11 +90,7 @@ def main() -> int:
     paper_config = DetectConfig(mode=args.mode, enabled=False)
     results = {}
     for ev in [paper_config, default, *[g for g in grid if g != default]]:
-        run_detect(spark, args.out, ev, progress=quiet)
-        run_clean(spark, args.out, progress=quiet)
-        texts = {r["url"]: r["clean_text"] for r in
-                 spark.read.parquet(os.path.join(args.out, "clean_pages")).select("url", "clean_text").collect()}
-        res = evaluate_texts(texts, golds, normalize_url)
+        res, _ = score_config(spark, args.out, ev, golds)
         results[ev] = {k: v.f1 for k, v in res["per_file"].items()}
         label = "paper (Def. 4 literally)" if not ev.enabled else f"support>={ev.min_site_support} path>={ev.min_path_share}"
         print(f"{args.mode} {label:<32} mean F1 {res['mean_f1']:.3f}", flush=True)
