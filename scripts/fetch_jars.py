@@ -1,17 +1,20 @@
-"""Fetch the GraphFrames JVM jars (and their dependencies) into .cache/jars.
+"""Fetch the JVM jars templatemine uses (GraphFrames, Delta Lake) into .cache/jars.
 
 Spark resolves `--packages` coordinates from Maven Central with its bundled
-Ivy; we let it do exactly that once, into .cache/ivy, and copy the resolved
-jars to .cache/jars, which templatemine.spark puts on `spark.jars` for every
-local run: no network after set-up. Exit status 0 even when the registry does
-not serve them (the rest of templatemine does not need GraphFrames yet); the
-GraphFrames test then skips, saying why.
+Ivy; we let it do exactly that once per package group, into .cache/ivy-<group>,
+and copy the resolved jars to .cache/jars, which templatemine.spark puts on
+`spark.jars` for every local run: no network after set-up. A group the registry
+does not serve is recorded in .cache/<group>-fetch.txt and not retried (set
+TEMPLATEMINE_REFETCH=1 to retry); exit status 0 all the same, since extraction,
+detection and cleaning do not need them (the GraphFrames test skips, and
+`nightly` says which jars are missing).
 """
 
 from __future__ import annotations
 
 import glob
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -19,10 +22,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from templatemine.spark import GRAPHFRAMES_PACKAGES, jars_dir  # noqa: E402
-
-IVY = os.path.join(ROOT, ".cache", "ivy")
-STATUS = os.path.join(ROOT, ".cache", "graphframes-fetch.txt")
+from templatemine.spark import JVM_PACKAGES, jars_dir  # noqa: E402
 
 PROBE = """
 from pyspark.sql import SparkSession
@@ -32,35 +32,59 @@ s.stop()
 """
 
 
-def main() -> int:
-    target = jars_dir()
-    wanted = [p.split(":")[1] for p in GRAPHFRAMES_PACKAGES]
+def status_file(group: str) -> str:
+    return os.path.join(ROOT, ".cache", f"{group}-fetch.txt")
+
+
+def artifact_of(jar_name: str) -> str:
+    """'log4j-core-2.25.3.jar' -> 'log4j-core'."""
+    return re.sub(r"-\d[\w.]*\.jar$", "", jar_name)
+
+
+def spark_artifacts() -> set[str]:
+    import pyspark
+
+    return {artifact_of(os.path.basename(j)) for j in glob.glob(os.path.join(os.path.dirname(pyspark.__file__), "jars", "*.jar"))}
+
+
+def fetch(group: str, packages: tuple[str, ...], target: str) -> None:
+    wanted = [p.split(":")[1] + "-" + p.split(":")[2] for p in packages]
     have = [os.path.basename(j) for j in glob.glob(os.path.join(target, "*.jar"))]
     if all(any(h.startswith(w) for h in have) for w in wanted):
-        return 0
-    if os.path.exists(STATUS) and not os.environ.get("TEMPLATEMINE_REFETCH"):
-        # tried before on this checkout and the registry did not serve them
-        print("bootstrap: GraphFrames jars unavailable (" + open(STATUS).read().strip()[:160]
+        return
+    status = status_file(group)
+    if os.path.exists(status) and not os.environ.get("TEMPLATEMINE_REFETCH"):
+        print(f"bootstrap: {group} jars unavailable (" + open(status).read().strip()[:160]
               + "); set TEMPLATEMINE_REFETCH=1 to try again", file=sys.stderr)
-        return 0
-    os.makedirs(target, exist_ok=True)
-    print(f"bootstrap: resolving {', '.join(GRAPHFRAMES_PACKAGES)} from Maven Central", file=sys.stderr)
-    code = PROBE.format(packages=",".join(GRAPHFRAMES_PACKAGES), ivy=IVY)
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    resolved = glob.glob(os.path.join(IVY, "jars", "*.jar"))
+        return
+    ivy = os.path.join(ROOT, ".cache", f"ivy-{group}")
+    print(f"bootstrap: resolving {', '.join(packages)} from Maven Central", file=sys.stderr)
+    proc = subprocess.run([sys.executable, "-c", PROBE.format(packages=",".join(packages), ivy=ivy)],
+                          capture_output=True, text=True)
+    resolved = glob.glob(os.path.join(ivy, "jars", "*.jar"))
     if proc.returncode != 0 or not resolved:
         lines = [line.strip() for line in proc.stderr.splitlines() if line.strip()]
         reason = next((line for line in lines if "unresolved dependency" in line), lines[-1] if lines else "")
-        with open(STATUS, "w") as fh:
+        with open(status, "w") as fh:
             fh.write(reason + "\n")
-        print("bootstrap: WARNING: could not fetch the GraphFrames jars: " + reason, file=sys.stderr)
-        print("bootstrap: extraction works without them; GraphFrames tests will be skipped", file=sys.stderr)
-        return 0
+        print(f"bootstrap: WARNING: could not fetch the {group} jars: {reason}", file=sys.stderr)
+        return
+    shipped = spark_artifacts()
     for jar in resolved:
-        shutil.copy2(jar, target)
-    if os.path.exists(STATUS):
-        os.remove(STATUS)
-    print(f"bootstrap: {len(resolved)} jar(s) in {target}", file=sys.stderr)
+        # Ivy brings the transitive closure, including logging jars Spark ships in
+        # its own (newer or older) version: two log4j-cores on one classpath is trouble.
+        if artifact_of(os.path.basename(jar).split("_", 1)[-1]) not in shipped:
+            shutil.copy2(jar, target)
+    if os.path.exists(status):
+        os.remove(status)
+    print(f"bootstrap: {group}: {len(resolved)} jar(s) in {target}", file=sys.stderr)
+
+
+def main() -> int:
+    target = jars_dir()
+    os.makedirs(target, exist_ok=True)
+    for group, packages in JVM_PACKAGES.items():
+        fetch(group, packages, target)
     return 0
 
 

@@ -22,6 +22,18 @@ GRAPHFRAMES_PACKAGES = (
     f"io.graphframes:graphframes-spark4_2.13:{GRAPHFRAMES_VERSION}",
     f"io.graphframes:graphframes-graphx-spark4_2.13:{GRAPHFRAMES_VERSION}",
 )
+# Delta Lake for the nightly state. 4.3.1 (POM: Spark 4.1.0) runs on our pyspark 4.1.4;
+# 4.1.0 does not (measured: ClassNotFoundException ...logical.IgnoreCachedData, a
+# class Spark 4.1.4 no longer has). The PyPI package pins the same version.
+DELTA_VERSION = "4.3.1"
+DELTA_PACKAGES = (f"io.delta:delta-spark_2.13:{DELTA_VERSION}",)
+DELTA_CONF = {
+    "spark.sql.extensions": "io.delta.sql.DeltaSparkSessionExtension",
+    "spark.sql.catalog.spark_catalog": "org.apache.spark.sql.delta.catalog.DeltaCatalog",
+}
+# What scripts/fetch_jars.py resolves into .cache/jars (name -> coordinates), and
+# what `--packages` must name under spark-submit.
+JVM_PACKAGES = {"graphframes": GRAPHFRAMES_PACKAGES, "delta": DELTA_PACKAGES}
 
 
 def repo_root() -> str:
