@@ -87,7 +87,10 @@ CAPTURES_SCHEMA = _struct(
     ("pagelets", ArrayType(PAGELET_FIELDS, containsNull=False), True),
 )
 
-RECORDS_SCHEMA = _struct(*_RECORD_COLUMNS[:4], ("page_key", LongType(), True), *_RECORD_COLUMNS[4:])
+# page_key and fetch_time are set for pages and for non_2xx responses (a 404 tells a
+# nightly run that a page it holds is gone), null otherwise
+RECORDS_SCHEMA = _struct(*_RECORD_COLUMNS[:4], ("page_key", LongType(), True), *_RECORD_COLUMNS[4:],
+                         _PAGE_COLUMNS[4])
 
 PAGES_SCHEMA = _struct(
     ("page_key", LongType(), False),

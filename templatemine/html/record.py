@@ -74,6 +74,12 @@ def parse_warc_date(value: str | None) -> datetime | None:
 def extract_capture(raw: RawRecord, parser: PageParser) -> Capture:
     """Decide the record's outcome; for an HTML page, parse it once into its
     page row, links and pagelets."""
+    if raw.outcome == "non_2xx":
+        # kept with its URL key and date: a 404/410 is how a nightly run learns
+        # that a page it holds was removed (nightly/night.py)
+        url = normalize_url(raw.target_uri or "", parser.config.strip_index)
+        return Capture(raw, raw.outcome, raw.detail or f"HTTP {raw.http_status}", url=url,
+                       page_key=page_key(url) if url else None, fetch_time=parse_warc_date(raw.warc_date))
     if raw.outcome is not None:
         return Capture(raw, raw.outcome, raw.detail)
     url = normalize_url(raw.target_uri or "", parser.config.strip_index)
