@@ -6,8 +6,13 @@
     templatemine run INPUT... --out OUT         all three
     templatemine evaluate --pred OUT --gold GOLD.jsonl [--peers]
                                                 bag-of-words P/R/F1 of clean_pages (and the peers')
+    templatemine nightly --state STATE --manifest NEW_WARCS.txt
+                                                one incremental night over Delta state (nightly/)
+    templatemine nightly --state STATE --history
+                                                what each night did (Delta's history)
 
-Common options: --master M, --conf k=v, --preset, --config FILE, --set extract.k=4.
+Common options: --master M, --conf k=v, --preset, --config FILE, --set extract.k=4,
+--quiet (only the summary), --log-json (one JSON object per line).
 """
 
 from __future__ import annotations
@@ -32,6 +37,8 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--set", action="append", default=[], metavar="extract.NAME=VALUE",
                         help="override one config field, repeatable")
     parser.add_argument("--quiet", action="store_true", help="print only the summary")
+    parser.add_argument("--log-json", action="store_true",
+                        help="machine-readable: one JSON object per line on stdout (progress, stages, summary)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -72,6 +79,19 @@ def build_parser() -> argparse.ArgumentParser:
                                "(the `bench` extra)")
     evaluate.add_argument("--json", metavar="FILE", help="write the scores as JSON too")
     _common(evaluate)
+
+    nightly = sub.add_parser(
+        "nightly", help="one incremental night: new WARC files into Delta state, templates of the touched sites",
+        description="Ingests the WARC files no earlier night ingested into STATE (Delta tables), recomputes the "
+                    "templates of the sites they touch and writes STATE/nights/<night>/. Running the same night "
+                    "again changes nothing; a killed night re-run gives the uninterrupted result.")
+    nightly.add_argument("inputs", nargs="*", metavar="INPUT", help="WARC files, folders, globs or manifests")
+    nightly.add_argument("--state", required=True, help="the state folder (local, hdfs://, s3a://)")
+    nightly.add_argument("--manifest", action="append", default=[], metavar="NEW_WARCS.txt",
+                         help="a file listing WARC paths, one per line (repeatable)")
+    nightly.add_argument("--history", action="store_true", help="show what each night did and exit")
+    nightly.add_argument("--fail-fast", action="store_true")
+    _common(nightly)
     return parser
 
 
@@ -123,18 +143,27 @@ def _load(args):
 
 
 def _session(args, config, name):
-    from templatemine.spark import get_session
+    from templatemine.spark import DELTA_CONF, get_session
 
     conf = {**config.spark, **_spark_conf(args.conf)}
-    if not sys.stderr.isatty():  # logs and cron: Spark's progress bar would garble them
-        conf.setdefault("spark.ui.showConsoleProgress", "false")
+    if name == "nightly":
+        conf = {**DELTA_CONF, **conf}
+    # Spark's console progress bar is for a person at a terminal; it would garble logs, cron mail and JSON
+    conf.setdefault("spark.ui.showConsoleProgress",
+                    "false" if args.quiet or args.log_json or not sys.stderr.isatty() else "true")
     return get_session(f"templatemine {name}", args.master, conf)
 
 
 def run_command(args) -> int:
+    from templatemine.progress import Progress
+
     try:
         config = _load(args)
-        files = expand_inputs(args.inputs) if args.command in ("extract", "run") else None  # before Spark starts
+        files = None  # expanded before Spark starts: a bad path fails in a second
+        if args.command in ("extract", "run"):
+            files = expand_inputs(args.inputs)
+        elif args.command == "nightly" and not args.history:
+            files = expand_inputs([*args.inputs, *args.manifest])
         if args.command == "evaluate":
             args.out, args.golds = _evaluate_paths(args)
     except (ValueError, OSError, InputError) as exc:
@@ -144,24 +173,33 @@ def run_command(args) -> int:
     from templatemine.templates.stage import run_clean, run_detect
 
     spark = _session(args, config, args.command)
-    progress = (lambda _msg: None) if args.quiet else (lambda msg: print(msg, flush=True))
+    progress = Progress(quiet=args.quiet, json_lines=args.log_json)
+    summary: list[str] = []
+    document: dict = {"command": args.command}
     try:
+        if args.command == "nightly":
+            return _nightly(spark, args, config, files, progress)
         if files is not None:
             manifest = run_extract(spark, files, args.out, config.extract, progress)
-            print("\n".join(summary_lines(manifest)), flush=True)
+            progress.stage("extract", manifest["records"]["read"], manifest["timings"]["total_s"],
+                           {k: manifest["rows"][k] for k in ("pages", "links", "pagelets")})
+            summary += summary_lines(manifest)
+            document["extract"] = manifest
+        n_pages = _pages_in(spark, args.out) if args.command in ("run", "detect", "clean") else 0
         if args.command in ("run", "detect"):
             detect_config = replace(config.detect, mode=args.mode) if args.mode else config.detect
             detected = run_detect(spark, args.out, detect_config, progress)
-            print(f"  templates {detected['rows']['templates']} ({detected['mode']} detection), template pagelets "
-                  f"{detected['rows']['template_pagelets']}", flush=True)
+            progress.stage("detect", n_pages, detected["timings"]["total_s"], detected["rows"])
+            summary.append(f"  templates {detected['rows']['templates']} ({detected['mode']} detection), "
+                           f"template pagelets {detected['rows']['template_pagelets']}")
+            document["detect"] = detected
         if args.command in ("run", "clean"):
             cleaned = run_clean(spark, args.out, progress, config.clean)
-            print(f"  clean pages {cleaned['rows']['clean_pages']}, clean links {cleaned['rows']['clean_links']}, "
-                  f"mean template token fraction {cleaned['mean_template_token_fraction']:.3f}", flush=True)
-            if "wet" in cleaned:
-                wet = cleaned["wet"]
-                print(f"  wet: {wet['records']} conversion records in {wet['files']} file(s), "
-                      f"{wet['bytes'] / 1e6:.1f} MB -> {args.out.rstrip('/')}/wet/", flush=True)
+            progress.stage("clean", n_pages, cleaned["timings"]["total_s"], cleaned["rows"])
+            summary += clean_lines(cleaned, args.out)
+            document["clean"] = cleaned
+        if summary:
+            progress.summary(summary, document)
         if args.command == "evaluate":
             _evaluate(spark, args)
     except Exception as exc:
@@ -172,6 +210,75 @@ def run_command(args) -> int:
         raise
     finally:
         spark.stop()
+    return 0
+
+
+def clean_lines(cleaned: dict, out: str) -> list[str]:
+    lines = [f"  clean pages {cleaned['rows']['clean_pages']}, clean links {cleaned['rows']['clean_links']}, "
+             f"mean template token fraction {cleaned['mean_template_token_fraction']:.3f}"]
+    if "wet" in cleaned:
+        wet = cleaned["wet"]
+        lines.append(f"  wet: {wet['records']} conversion records in {wet['files']} file(s), "
+                     f"{wet['bytes'] / 1e6:.1f} MB -> {out.rstrip('/')}/wet/")
+    return lines
+
+
+def _pages_in(spark, out: str) -> int:
+    """Pages the detect and clean stages read: the extract manifest's count (no Spark job)."""
+    path = os.path.join(out, "manifest.json")
+    if os.path.isfile(path):
+        with open(path) as fh:
+            return int(json.load(fh).get("rows", {}).get("pages", 0))
+    return spark.read.parquet(f"{out.rstrip('/')}/pages").count()  # remote OUT: one count
+
+
+def _nightly(spark, args, config, files, progress) -> int:
+    from templatemine.nightly.night import run_night
+    from templatemine.nightly.state import State
+
+    state = State(spark, args.state)
+    if args.history:
+        rows = state.history()
+        if args.log_json:
+            for row in rows:
+                progress._emit({"event": "history", **row})
+            return 0
+        nights = {n["night"]: n for n in state.nights()}
+        print(f"{'night':<17}{'table':<19}{'version':>8}  {'operation':<14}{'inserted':>9}{'updated':>9}"
+              f"{'deleted':>9}  when")
+        for r in rows:
+            m = r["metrics"]
+            label = (r["night"] or "-") + ("" if r["committed"] or r["night"] is None else " (not committed)")
+            print(f"{label:<17}{r['table']:<19}{r['version']:>8}  {r['operation']:<14}"
+                  f"{m.get('numTargetRowsInserted', m.get('numOutputRows', '')):>9}"
+                  f"{m.get('numTargetRowsUpdated', ''):>9}{m.get('numTargetRowsDeleted', ''):>9}  {r['timestamp']}")
+        for name, n in nights.items():
+            s = json.loads(n["summary"])
+            print(f"night {name}: {s['files']} file(s), {s['records']} records, {s['pages_won']} pages new/newer, "
+                  f"{s['pages_removed']} removed, {s['touched_sites']} sites touched, {s['templates']} templates "
+                  f"-> {n['output']}")
+        return 0
+    summary = run_night(spark, args.state, files, config, progress)
+    if summary["night"] is None:
+        progress.summary([f"nightly: nothing new ({summary['files_already_ingested']} file(s) already ingested)"],
+                         summary)
+        return 0
+    t = summary["timings"]
+    progress.stage("nightly", summary["snapshot_pages"], t["total_s"],
+                   {"records": summary["records"], "pages_won": summary["pages_won"],
+                    "pages_removed": summary["pages_removed"], "templates": summary["templates"],
+                    "clean_pages": summary["clean_pages"]})
+    progress.summary([
+        f"night {summary['night']}: {summary['files']} new file(s) ({summary['files_already_ingested']} already "
+        f"ingested), {summary['records']} records",
+        f"  pages new or newer {summary['pages_won']}, removed {summary['pages_removed']}, sites touched "
+        f"{summary['touched_sites']} ({summary['snapshot_pages']} live pages re-detected)",
+        f"  templates {summary['templates']} ({summary['detect_mode']}), clean pages {summary['clean_pages']}, "
+        f"mean template token fraction {summary['mean_template_token_fraction']:.3f}",
+        f"  time: extract {t['extract_s']}s, merge {t['merge_s']}s, detect+clean {t['detect_clean_s']}s, "
+        f"templates {t['templates_s']}s, total {t['total_s']}s",
+        f"  output: {summary['output']}   history: templatemine nightly --state {args.state} --history",
+    ], summary)
     return 0
 
 

@@ -127,10 +127,12 @@ class Config:
 
 LOCAL = Config(spark={
     "spark.sql.shuffle.partitions": "8",
+    "spark.databricks.delta.snapshotPartitions": "8",  # nightly: Delta's log replay (50 tasks by default)
     "spark.driver.memory": "4g",
 })
 TEST = replace(LOCAL, spark={
     "spark.sql.shuffle.partitions": "2",
+    "spark.databricks.delta.snapshotPartitions": "2",  # Delta's log replay: 50 tasks per read by default
     "spark.ui.enabled": "false",
     "spark.ui.showConsoleProgress": "false",
     "spark.driver.memory": "2g",

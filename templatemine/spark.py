@@ -48,6 +48,11 @@ def local_jars() -> list[str]:
     return sorted(glob.glob(os.path.join(jars_dir(), "*.jar")))
 
 
+def delta_jars_present() -> bool:
+    """True when set-up fetched the Delta jars (a spark-submit run brings its own by --packages)."""
+    return any(os.path.basename(j).startswith("io.delta_delta-spark") for j in local_jars())
+
+
 def under_spark_submit() -> bool:
     """True when spark-submit launched this driver (it owns master and jars)."""
     return "PYSPARK_GATEWAY_PORT" in os.environ

@@ -1,0 +1,1 @@
+"""Nightly incremental runs over Delta Lake state (night.py, state.py)."""

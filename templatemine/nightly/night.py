@@ -1,0 +1,238 @@
+"""One night of incremental crawl cleaning: new WARC files into the Delta state.
+
+    new WARC files (those no committed night ingested)
+      -> extract (the same stage as `run`) into STATE/_work/<night>/extract
+      -> MERGE into the state: the newest capture of a URL wins; a 404/410 newer
+         than what we hold marks the page removed (kept, with removed_at);
+         links and pagelets follow their page's winning capture
+      -> a snapshot of the sites the night touched (their live pages, links,
+         pagelets) -> detect and clean, the same stages as `run`
+      -> MERGE the touched sites' templates into the state
+      -> publish STATE/nights/<night>/ and append the night's row (the commit)
+
+The night's id is its sequence number and a hash of its file list, so a re-run
+of a killed night has the same id, rewrites the same scratch and output paths
+and applies the same idempotent MERGEs (state.py says why that is enough).
+Templates are recomputed over the whole state of every touched site, not over
+the night's pages alone: Def. 4's support is a property of the site.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from datetime import datetime, timezone
+from typing import Callable
+
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+from templatemine import schema as S
+from templatemine.config import Config
+from templatemine.nightly.state import (LINKS, NIGHTS, PAGELETS, PAGES, RECORDS, STATE_PAGES_SCHEMA, STATE_TABLES,
+                                        TEMPLATE_PAGELETS, TEMPLATES, State, delta_ready)
+from templatemine.tables.output import MANIFEST, RunOutput
+from templatemine.warc.inputs import InputFile
+
+GONE_STATUSES = ("HTTP 404", "HTTP 410")  # a capture that says the page is no longer there
+EPOCH = "TIMESTAMP '1970-01-01 00:00:00'"
+CRASH_ENV = "TEMPLATEMINE_NIGHTLY_CRASH_AT"  # tests: die hard at a named step, like a killed driver
+
+
+def _crash_point(step: str) -> None:
+    if os.environ.get(CRASH_ENV) == step:
+        os._exit(86)
+
+
+def night_id(seq: int, paths: list[str]) -> str:
+    digest = hashlib.sha1("\n".join(sorted(paths)).encode()).hexdigest()[:10]
+    return f"{seq:04d}-{digest}"
+
+
+def capture_order(prefix: str) -> str:
+    """The newest-capture order of extract's newest_captures (tables/extract.py),
+    as a SQL struct: WARC date (undated: oldest), then file, then offset."""
+    return f"struct(coalesce({prefix}.fetch_time, {EPOCH}), {prefix}.warc_file, {prefix}.warc_offset)"
+
+
+def run_night(spark: SparkSession, state_root: str, files: list[InputFile], config: Config,
+              progress: Callable[[str], None] = print) -> dict:
+    """Ingest the files no committed night has ingested; returns the night's summary
+    (`{"night": None, ...}` when there is nothing new)."""
+    from templatemine.tables.extract import run_extract
+    from templatemine.templates.stage import run_clean, run_detect
+
+    delta_ready(spark)
+    started = datetime.now(timezone.utc)
+    clock = time.time()
+    state = State(spark, state_root)
+    done = state.processed_files()
+    new = [f for f in files if f.path not in done]
+    if not new:
+        progress(f"nightly: nothing new: all {len(files)} file(s) were ingested by earlier nights")
+        return {"night": None, "files": 0, "files_already_ingested": len(files)}
+    seq = len(state.nights()) + 1
+    night = night_id(seq, [f.path for f in new])
+    work = f"{state.root}/_work/{night}"
+    progress(f"nightly: night {night}: {len(new)} new file(s), {len(files) - len(new)} already ingested")
+    spark.conf.set("spark.databricks.delta.commitInfo.userMetadata", f"night {night}")
+    timings: dict[str, float] = {}
+
+    def lap(name: str, since: float) -> float:
+        timings[name] = round(time.time() - since, 3)
+        return time.time()
+
+    try:
+        t = time.time()
+        extracted = run_extract(spark, new, f"{work}/extract", config.extract, progress)
+        t = lap("extract_s", t)
+        _crash_point("extracted")
+        changes = _merge_captures(state, night, f"{work}/extract", work, progress)
+        t = lap("merge_s", t)
+        snapshot = _snapshot(state, changes["touched_sites"], f"{work}/run", extracted, night)
+        _crash_point("merged")
+        detected = run_detect(spark, f"{work}/run", config.detect, progress)
+        cleaned = run_clean(spark, f"{work}/run", progress, config.clean)
+        t = lap("detect_clean_s", t)
+        templates = _merge_templates(state, f"{work}/run", changes["touched_sites"], work)
+        t = lap("templates_s", t)
+        _crash_point("templates")
+        output = state.night_output(night)
+        _publish(spark, f"{work}/run", output)
+        _crash_point("published")
+        versions = {name: state.version(name) for name in STATE_TABLES}
+        summary = {
+            "night": night, "seq": seq, "files": len(new), "files_already_ingested": len(files) - len(new),
+            "records": extracted["records"]["read"], "records_by_outcome": extracted["records"]["by_outcome"],
+            "malformed_sample": extracted["malformed_sample"],
+            **{k: v for k, v in changes.items() if k != "touched_sites"},
+            "touched_sites": len(changes["touched_sites"]), "snapshot_pages": snapshot,
+            "templates": detected["rows"][TEMPLATES], "detect_mode": detected["mode"],
+            "clean_pages": cleaned["rows"]["clean_pages"],
+            "mean_template_token_fraction": cleaned["mean_template_token_fraction"],
+            "state_changes": templates, "output": output,
+            "timings": {**timings, "total_s": round(time.time() - clock, 3)},
+        }
+        state.commit_night({
+            "seq": seq, "night": night, "started_at": started, "finished_at": datetime.now(timezone.utc),
+            "files": [f.path for f in new], "output": output, "versions": versions,
+            "summary": json.dumps(summary, default=str),
+        })
+    finally:
+        spark.conf.unset("spark.databricks.delta.commitInfo.userMetadata")
+    RunOutput(spark, work, night).remove_path(work)
+    progress(f"nightly: committed night {night} -> {output}")
+    return summary
+
+
+def _merge_captures(state: State, night: str, extract_out: str, work: str, progress) -> dict:
+    """The night's records, pages, links and pagelets into the state; which pages
+    won, which were removed, which sites the night touched."""
+    spark = state.spark
+    records = spark.read.parquet(f"{extract_out}/{S.RECORDS}")
+    pages = spark.read.parquet(f"{extract_out}/{S.PAGES}")
+    for name, schema in ((RECORDS, S.RECORDS_SCHEMA), (PAGES, STATE_PAGES_SCHEMA),
+                         (LINKS, S.LINKS_SCHEMA), (PAGELETS, S.PAGELETS_SCHEMA)):
+        state.create_if_missing(name, schema)
+    # every record, once: (file, offset) is the record's identity
+    metrics = {"records": state.merge(RECORDS, records.select(*S.RECORDS_SCHEMA.names),
+                                      ["warc_file", "warc_offset"], update_all=False)}
+    current = state.latest(PAGES).select(
+        "page_key", F.expr(f"struct(coalesce(removed_at, fetch_time, {EPOCH}), warc_file, warc_offset)").alias("held"))
+    # the newest event per URL this night: a page capture, or a 404/410
+    gone = records.where(F.col("outcome").eqNullSafe("non_2xx") & F.col("detail").isin(*GONE_STATUSES)
+                         & F.col("page_key").isNotNull()).select("page_key", "fetch_time", "warc_file", "warc_offset")
+    events = pages.select("page_key", "fetch_time", "warc_file", "warc_offset", F.lit(False).alias("gone")).unionByName(
+        gone.withColumn("gone", F.lit(True)))
+    newest = events.withColumn("order", F.struct(F.coalesce("fetch_time", F.expr(EPOCH)), "warc_file", "warc_offset"))
+    best = newest.groupBy("page_key").agg(F.max("order").alias("order"))
+    newest = newest.join(best, ["page_key", "order"]).join(current, "page_key", "left")
+    wins = newest.where(F.col("held").isNull() | (F.col("order") >= F.col("held")))
+    winners = wins.where(~F.col("gone")).select("page_key").persist()
+    removed = wins.where(F.col("gone") & F.col("held").isNotNull()).select("page_key", "fetch_time").persist()
+
+    page_rows = pages.join(winners, "page_key", "left_semi").withColumn(
+        "removed_at", F.lit(None).cast("timestamp")).withColumn("night", F.lit(night))
+    held = f"struct(coalesce(t.removed_at, t.fetch_time, {EPOCH}), t.warc_file, t.warc_offset)"
+    metrics[PAGES] = state.merge(PAGES, page_rows.select(*STATE_PAGES_SCHEMA.names), ["page_key"],
+                                 update_when=f"{capture_order('s')} >= {held}")
+    if removed.take(1):
+        metrics["removals"] = state.merge(
+            PAGES, removed, ["page_key"], insert=False,
+            update_when=f"s.fetch_time >= coalesce(t.removed_at, t.fetch_time, {EPOCH})",
+            set_columns={"removed_at": "s.fetch_time", "night": f"'{night}'"})
+    _crash_point("pages")
+    links = spark.read.parquet(f"{extract_out}/{S.LINKS}").join(winners, F.col("src_page_key") == F.col("page_key"),
+                                                                 "left_semi")
+    metrics[LINKS] = state.replace_groups(LINKS, links, winners.withColumnRenamed("page_key", "src_page_key"),
+                                          "src_page_key", ["src_page_key", "link_ordinal"], f"{work}/merge-links")
+    _crash_point("links")
+    pagelets = spark.read.parquet(f"{extract_out}/{S.PAGELETS}").join(winners, "page_key", "left_semi")
+    metrics[PAGELETS] = state.replace_groups(PAGELETS, pagelets, winners, "page_key", ["page_key", "ordinal"],
+                                             f"{work}/merge-pagelets")
+    touched = {r["site"] for r in state.latest(PAGES).join(winners.unionByName(removed.select("page_key")),
+                                                            "page_key", "left_semi").select("site").distinct().collect()}
+    counts = {"pages_won": winners.count(), "pages_removed": removed.count()}
+    progress(f"nightly: state merged: {counts['pages_won']} page(s) new or newer, {counts['pages_removed']} removed, "
+             f"{len(touched)} site(s) touched")
+    winners.unpersist()
+    removed.unpersist()
+    return {**counts, "merge_metrics": metrics, "touched_sites": sorted(s for s in touched if s is not None)}
+
+
+def _snapshot(state: State, sites: list[str], out: str, extracted: dict, night: str) -> int:
+    """The touched sites' live pages, links and pagelets as a run folder, which
+    detect and clean (templates/stage.py) work on as they do after extract."""
+    spark = state.spark
+    touched = spark.createDataFrame([(s,) for s in sites], "site string")
+    pages = state.latest(PAGES).where(F.col("removed_at").isNull()).join(touched, "site", "left_semi")
+    pages.select(*S.PAGES_SCHEMA.names).write.mode("overwrite").parquet(f"{out}/{S.PAGES}")
+    keys = spark.read.parquet(f"{out}/{S.PAGES}").select("page_key")
+    state.latest(LINKS).join(keys.withColumnRenamed("page_key", "src_page_key"), "src_page_key", "left_semi") \
+        .write.mode("overwrite").parquet(f"{out}/{S.LINKS}")
+    state.latest(PAGELETS).join(keys, "page_key", "left_semi").write.mode("overwrite").parquet(f"{out}/{S.PAGELETS}")
+    n_pages = keys.count()
+    manifest = {**extracted, "out": out, "night": night, "snapshot": {"sites": len(sites), "pages": n_pages},
+                "note": "pages/links/pagelets are the touched sites' state; records and counts are the night's"}
+    RunOutput(spark, out, night).write_text(f"{out}/{MANIFEST}", json.dumps(manifest, indent=2, default=str))
+    return n_pages
+
+
+def _merge_templates(state: State, run_out: str, sites: list[str], work: str) -> dict:
+    """The touched sites' template membership replaces theirs; templates are
+    upserted by id, and a template no page holds any more is deleted."""
+    spark = state.spark
+    members = spark.read.parquet(f"{run_out}/{TEMPLATE_PAGELETS}")
+    templates = spark.read.parquet(f"{run_out}/{TEMPLATES}")
+    state.create_if_missing(TEMPLATE_PAGELETS, members.schema)
+    state.create_if_missing(TEMPLATES, templates.schema)
+    touched = spark.createDataFrame([(s,) for s in sites], "site string")
+    site_pages = state.latest(PAGES).join(touched, "site", "left_semi").select("page_key")
+    metrics = {TEMPLATE_PAGELETS: state.replace_groups(TEMPLATE_PAGELETS, members, site_pages, "page_key",
+                                                       ["page_key", "ordinal"], f"{work}/merge-members")}
+    held = state.latest(TEMPLATE_PAGELETS).select("template_id").distinct()
+    orphans = state.latest(TEMPLATES).join(held, "template_id", "left_anti").select("template_id")
+    ids = templates.select("template_id").unionByName(orphans)
+    metrics[TEMPLATES] = state.replace_groups(TEMPLATES, templates, ids, "template_id", ["template_id"],
+                                              f"{work}/merge-templates")
+    return metrics
+
+
+def _publish(spark: SparkSession, run_out: str, output: str) -> None:
+    """Move the finished run folder to STATE/nights/<night> (a re-run replaces it)."""
+    helper = RunOutput(spark, output, "publish")
+    helper.remove_path(output)
+    fs, Path = helper._fs, helper._Path
+    fs.mkdirs(Path(output).getParent())
+    if not fs.rename(Path(run_out), Path(output)):
+        raise OSError(f"could not move {run_out} to {output}")
+
+
+def read_table(spark: SparkSession, state_root: str, name: str) -> DataFrame:
+    """A state table as the last committed night left it."""
+    return State(spark, state_root).read_table(name)
+
+
+__all__ = ["run_night", "read_table", "night_id", "NIGHTS", "GONE_STATUSES"]

@@ -1,0 +1,197 @@
+"""The nightly state: Delta Lake tables under STATE/tables/, one commit point.
+
+    STATE/tables/records             every input record of every night (accounting)
+    STATE/tables/pages               newest capture per URL; removed pages kept, with removed_at
+    STATE/tables/links, pagelets     of each page's newest capture
+    STATE/tables/templates, template_pagelets
+    STATE/tables/nights              one row per committed night: its WARC files, counts,
+                                     and the version of every table above after it
+    STATE/nights/<night>/            the night's run output (clean_pages, wet/, report.html ...)
+
+Each table is changed only by MERGEs that are idempotent (applying the same
+night twice leaves the same rows), and a night is committed by one append to
+`nights`, the last thing it does. So:
+- a file listed in `nights` is never ingested again (running a night twice changes nothing);
+- a night killed midway left merges that its re-run applies again to the same
+  result, then commits (the re-run equals an uninterrupted run);
+- readers go through `read_table`, which reads each table at the version the
+  last committed night recorded (Delta time travel), so they never see a
+  half-written night.
+"""
+
+from __future__ import annotations
+
+import json
+
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+
+from templatemine import schema as S
+
+RECORDS, PAGES, LINKS, PAGELETS = S.RECORDS, S.PAGES, S.LINKS, S.PAGELETS
+TEMPLATES, TEMPLATE_PAGELETS = "templates", "template_pagelets"
+NIGHTS = "nights"
+STATE_TABLES = (RECORDS, PAGES, LINKS, PAGELETS, TEMPLATES, TEMPLATE_PAGELETS)
+
+# the state's PAGES: the run's columns, plus when the URL answered 404/410 and which night last changed it
+STATE_PAGES_SCHEMA = T.StructType([*S.PAGES_SCHEMA.fields,
+                                   T.StructField("removed_at", T.TimestampType(), True),
+                                   T.StructField("night", T.StringType(), True)])
+
+NIGHTS_SCHEMA = T.StructType([
+    T.StructField("seq", T.IntegerType(), False),
+    T.StructField("night", T.StringType(), False),
+    T.StructField("started_at", T.TimestampType(), False),
+    T.StructField("finished_at", T.TimestampType(), False),
+    T.StructField("files", T.ArrayType(T.StringType(), False), False),  # ingested, never again
+    T.StructField("output", T.StringType(), False),  # STATE/nights/<night>
+    T.StructField("versions", T.MapType(T.StringType(), T.LongType(), False), False),
+    T.StructField("summary", T.StringType(), False),  # JSON: counts and timings
+])
+
+
+class StateError(RuntimeError):
+    pass
+
+
+def delta_ready(spark: SparkSession) -> None:
+    """Fail with what to do when the session cannot run Delta."""
+    ext = spark.conf.get("spark.sql.extensions", "") or ""
+    if "DeltaSparkSessionExtension" not in ext:
+        raise StateError("nightly needs Delta Lake in the Spark session: spark.sql.extensions="
+                         "io.delta.sql.DeltaSparkSessionExtension and spark.sql.catalog.spark_catalog="
+                         "org.apache.spark.sql.delta.catalog.DeltaCatalog (templatemine.spark.DELTA_CONF), "
+                         "and the jars (scripts/bootstrap, or --packages io.delta:delta-spark_2.13:<version>)")
+
+
+class State:
+    def __init__(self, spark: SparkSession, root: str):
+        self.spark = spark
+        self.root = root.rstrip("/")
+
+    def path(self, name: str) -> str:
+        return f"{self.root}/tables/{name}"
+
+    def night_output(self, night: str) -> str:
+        return f"{self.root}/nights/{night}"
+
+    def exists(self, name: str) -> bool:
+        from delta.tables import DeltaTable
+
+        return DeltaTable.isDeltaTable(self.spark, self.path(name))
+
+    def latest(self, name: str) -> DataFrame:
+        """The table as it is now, including the merges of a night not yet committed
+        (for the night itself; readers use read_table)."""
+        return self.spark.read.format("delta").load(self.path(name))
+
+    def version(self, name: str) -> int:
+        from delta.tables import DeltaTable
+
+        return DeltaTable.forPath(self.spark, self.path(name)).history(1).first()["version"]
+
+    # ------------------------------------------------------------ nights (the commit point)
+    def nights(self) -> list[dict]:
+        if not self.exists(NIGHTS):
+            return []
+        return [r.asDict() for r in self.latest(NIGHTS).orderBy("seq").collect()]
+
+    def processed_files(self) -> set[str]:
+        if not self.exists(NIGHTS):
+            return set()
+        return {r["f"] for r in self.latest(NIGHTS).select(F.explode("files").alias("f")).collect()}
+
+    def commit_night(self, row: dict) -> None:
+        """Append the night's row: the one write that makes the night visible."""
+        frame = self.spark.createDataFrame([row], NIGHTS_SCHEMA)
+        frame.write.format("delta").mode("append").save(self.path(NIGHTS))
+
+    # ------------------------------------------------------------ readers
+    def committed_versions(self) -> dict[str, int]:
+        nights = self.nights()
+        return dict(nights[-1]["versions"]) if nights else {}
+
+    def read_table(self, name: str) -> DataFrame:
+        """NAME as the last committed night left it, never half of a night."""
+        versions = self.committed_versions()
+        if name not in versions:
+            raise StateError(f"{self.root}: no committed night has written {name!r}")
+        return self.spark.read.format("delta").option("versionAsOf", versions[name]).load(self.path(name))
+
+    # ------------------------------------------------------------ writers
+    def create_if_missing(self, name: str, schema: T.StructType) -> None:
+        if not self.exists(name):
+            self.spark.createDataFrame([], schema).write.format("delta").mode("errorifexists").save(self.path(name))
+
+    def merge(self, name: str, source: DataFrame, on: list[str], *, update_when: str | None = None,
+              update_all: bool = True, insert: bool = True, set_columns: dict | None = None) -> dict:
+        """MERGE source INTO NAME ON the key columns; returns Delta's operation metrics."""
+        from delta.tables import DeltaTable
+
+        target = DeltaTable.forPath(self.spark, self.path(name))
+        columns = [f.name for f in target.toDF().schema.fields]
+        builder = target.alias("t").merge(source.alias("s"), " AND ".join(f"t.{c} <=> s.{c}" for c in on))
+        values = set_columns or ({c: f"s.{c}" for c in columns} if update_all else None)
+        if values:
+            builder = builder.whenMatchedUpdate(condition=update_when, set=values)
+        if insert:
+            builder = builder.whenNotMatchedInsert(values={c: f"s.{c}" for c in columns})
+        builder.execute()
+        return self.last_metrics(name)
+
+    def replace_groups(self, name: str, new_rows: DataFrame, groups: DataFrame, group_col: str,
+                       key: list[str], scratch: str) -> dict:
+        """Rows of NAME whose `group_col` is in `groups` become exactly `new_rows`,
+        in one MERGE (one atomic commit): new rows are upserted by `key`, and rows
+        of those groups that the new ones do not have are deleted (tombstones).
+        The source is written to `scratch` first, so the MERGE does not read the
+        table it changes while it changes it."""
+        from delta.tables import DeltaTable
+
+        target = DeltaTable.forPath(self.spark, self.path(name))
+        columns = [f.name for f in target.toDF().schema.fields]
+        current = self.latest(name).join(groups.select(group_col).distinct(), group_col, "left_semi")
+        gone = current.select(*key).join(new_rows.select(*key), key, "left_anti")
+        source = new_rows.select(*columns).withColumn("_delete", F.lit(False)).unionByName(
+            gone.withColumn("_delete", F.lit(True)), allowMissingColumns=True)
+        source.write.mode("overwrite").parquet(scratch)
+        staged = self.spark.read.parquet(scratch)
+        (target.alias("t").merge(staged.alias("s"), " AND ".join(f"t.{c} <=> s.{c}" for c in key))
+         .whenMatchedDelete(condition="s._delete")
+         .whenMatchedUpdate(set={c: f"s.{c}" for c in columns})
+         .whenNotMatchedInsert(condition="NOT s._delete", values={c: f"s.{c}" for c in columns})
+         .execute())
+        return self.last_metrics(name)
+
+    def last_metrics(self, name: str) -> dict:
+        from delta.tables import DeltaTable
+
+        row = DeltaTable.forPath(self.spark, self.path(name)).history(1).first()
+        return {k: int(v) for k, v in (row["operationMetrics"] or {}).items() if k.startswith("num") and v.isdigit()}
+
+    # ------------------------------------------------------------ history
+    def history(self) -> list[dict]:
+        """What each night did, from Delta's own history: every state table's
+        commits are tagged with their night (commitInfo.userMetadata)."""
+        from delta.tables import DeltaTable
+
+        committed = {n["night"]: n for n in self.nights()}
+        rows: list[dict] = []
+        for name in (*STATE_TABLES, NIGHTS):
+            if not self.exists(name):
+                continue
+            for h in DeltaTable.forPath(self.spark, self.path(name)).history().collect():
+                meta = h["userMetadata"] or ""
+                night = meta[len("night "):] if meta.startswith("night ") else None
+                metrics = {k: v for k, v in (h["operationMetrics"] or {}).items()
+                           if k in ("numTargetRowsInserted", "numTargetRowsUpdated", "numTargetRowsDeleted",
+                                    "numOutputRows")}
+                rows.append({"night": night, "committed": night in committed, "table": name,
+                             "version": h["version"], "timestamp": str(h["timestamp"]),
+                             "operation": h["operation"], "metrics": metrics})
+        return sorted(rows, key=lambda r: (r["timestamp"], r["table"], r["version"]))
+
+
+def summary_of(night_row: dict) -> dict:
+    return json.loads(night_row["summary"])
