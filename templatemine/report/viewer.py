@@ -1,0 +1,45 @@
+"""Page HTML made safe and inert for the report's page viewer.
+
+The viewer shows a crawled page in a sandboxed iframe (srcdoc, no scripts) and
+shades its template pagelets by their `dom_path`, as Alarte et al.'s tool shows a
+page's template in the browser (section 5). The paths were computed by
+html/page.py on Lexbor's tree *after* removing script, style, noscript and
+template elements, so the same elements are removed here, with the same
+parser, before the HTML is serialised: the browser then re-parses a tree whose
+element children (and the text runs between them) are those the paths count.
+Removing whole elements never shifts `tag[i]` indices of other tags, which are
+counted per tag.
+
+Inert means the report opens offline and never reaches the network: a
+Content-Security-Policy allowing nothing but inline styles and data: images is
+put first in <head>; <link>, <base> and <meta http-equiv> (refresh) go, since
+they fetch or navigate. Scripts are stripped as well as disabled by the sandbox.
+"""
+
+from __future__ import annotations
+
+import re
+
+from selectolax.lexbor import LexborHTMLParser
+
+from templatemine.html.pagelets import INVISIBLE_TAGS
+
+CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:"
+_INERT_SELECTORS = ("link", "base", "meta[http-equiv]")
+_HEAD = re.compile(r"<head(\s[^>]*)?>", re.IGNORECASE)
+
+
+def viewer_html(html: str) -> str:
+    """The page as the viewer embeds it: invisible content out, nothing that
+    loads or navigates, a CSP first in <head>."""
+    tree = LexborHTMLParser(html)
+    tree.strip_tags(INVISIBLE_TAGS)
+    for selector in _INERT_SELECTORS:
+        for node in tree.css(selector):
+            node.decompose()
+    out = tree.html or ""
+    meta = f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
+    head = _HEAD.search(out)
+    if head:
+        return out[: head.end()] + meta + out[head.end():]
+    return meta + out
