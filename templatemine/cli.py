@@ -6,6 +6,7 @@
     templatemine run INPUT... --out OUT         all three
     templatemine evaluate --pred OUT --gold GOLD.jsonl [--peers]
                                                 bag-of-words P/R/F1 of clean_pages (and the peers')
+    templatemine report OUT                     OUT/report.html (run writes it too)
     templatemine nightly --state STATE --manifest NEW_WARCS.txt
                                                 one incremental night over Delta state (nightly/)
     templatemine nightly --state STATE --history
@@ -66,6 +67,10 @@ def build_parser() -> argparse.ArgumentParser:
     clean = sub.add_parser("clean", help="clean_pages and clean_links from a detect output")
     clean.add_argument("out", metavar="OUT")
     _common(clean)
+
+    report = sub.add_parser("report", help="write OUT/report.html: counts, per-site table, plots, page viewer")
+    report.add_argument("out", metavar="OUT")
+    _common(report)
 
     evaluate = sub.add_parser(
         "evaluate", help="bag-of-words P/R/F1 of clean_pages against gold.jsonl files (and the peers with --peers)",
@@ -198,6 +203,11 @@ def run_command(args) -> int:
             progress.stage("clean", n_pages, cleaned["timings"]["total_s"], cleaned["rows"])
             summary += clean_lines(cleaned, args.out)
             document["clean"] = cleaned
+        if args.command == "report" or (args.command == "run" and config.clean.report):
+            from templatemine.report import write_report
+
+            document["report"] = write_report(spark, args.out, progress)
+            summary.append(f"  report: {document['report']}")
         if summary:
             progress.summary(summary, document)
         if args.command == "evaluate":

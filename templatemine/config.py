@@ -114,6 +114,8 @@ class CleanConfig:
     """Also write the clean text as WET files (WARC conversion records)."""
     wet_pages_per_file: int = 20_000
     """Records per WET file (Common Crawl's WET files hold some 20-40 thousand)."""
+    report: bool = True
+    """After cleaning, write OUT/report.html (templatemine/report/): counts, per-site table, page viewer."""
 
 
 @dataclass(frozen=True)

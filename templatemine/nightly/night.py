@@ -95,6 +95,10 @@ def run_night(spark: SparkSession, state_root: str, files: list[InputFile], conf
         _crash_point("merged")
         detected = run_detect(spark, f"{work}/run", config.detect, progress)
         cleaned = run_clean(spark, f"{work}/run", progress, config.clean)
+        if config.clean.report:
+            from templatemine.report import write_report
+
+            write_report(spark, f"{work}/run", progress)
         t = lap("detect_clean_s", t)
         templates = _merge_templates(state, f"{work}/run", changes["touched_sites"], work)
         t = lap("templates_s", t)
