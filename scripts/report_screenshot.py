@@ -14,30 +14,21 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import shutil
-import subprocess
 import sys
-import tempfile
 from urllib.parse import quote
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
-CHROMIUM = "/usr/bin/chromium"
+from templatemine.report.browser import CHROMIUM  # noqa: E402
 
 
 def chromium(args: list[str]) -> str:
-    profile = tempfile.mkdtemp(prefix="tm-chromium-")
+    from templatemine.report.browser import ChromiumError, chromium as run
+
     try:
-        done = subprocess.run(
-            [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-             "--disable-background-networking", "--disable-component-update", "--disable-sync",
-             f"--user-data-dir={profile}", "--virtual-time-budget=10000", *args],
-            capture_output=True, text=True, timeout=180)
-    finally:
-        shutil.rmtree(profile, ignore_errors=True)
-    if done.returncode != 0:
-        raise SystemExit(f"chromium failed: {done.stderr[-1500:]}")
-    return done.stdout
+        return run(args)
+    except ChromiumError as exc:
+        raise SystemExit(str(exc)) from None
 
 
 def main() -> int:

@@ -8,8 +8,6 @@ import os
 import random
 import re
 import shutil
-import subprocess
-import tempfile
 from collections import Counter
 from html.parser import HTMLParser
 
@@ -17,6 +15,7 @@ import pytest
 from pyspark.sql import functions as F
 
 from templatemine.config import DetectConfig, ExtractConfig
+from templatemine.report.browser import CHROMIUM, chromium
 from templatemine.report.density import density_histogram, wrap
 from templatemine.report.gather import density_columns, gather_report, write_report
 from templatemine.tables.extract import run_extract
@@ -27,7 +26,6 @@ from tests.warcgen import two_template_site, write_warc
 QUIET = dict(progress=lambda _m: None)
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ARTIFACTS = os.path.join(ROOT, ".cache", "test-artifacts")
-CHROMIUM = "/usr/bin/chromium"
 TOPICS = ["rockets", "orbits", "fuel", "staging", "landing", "docking", "telemetry", "guidance", "antennas",
           "batteries", "wheels", "parachutes", "science"]
 
@@ -173,17 +171,7 @@ def _chromium(*args: str) -> str:
     if not os.path.exists(CHROMIUM):
         pytest.fail(f"{CHROMIUM} not found: scripts/bootstrap installs Debian's chromium package "
                     "(apt-get install chromium, as root)")
-    profile = tempfile.mkdtemp(prefix="tm-chromium-")
-    try:
-        done = subprocess.run(
-            [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-             "--disable-background-networking", "--disable-component-update", "--disable-sync",
-             f"--user-data-dir={profile}", "--virtual-time-budget=10000", *args],
-            capture_output=True, text=True, timeout=120)
-    finally:
-        shutil.rmtree(profile, ignore_errors=True)
-    assert done.returncode == 0, done.stderr[-2000:]
-    return done.stdout
+    return chromium(list(args), timeout=120)
 
 
 def _viewer_state(path: str, fragment: str) -> _Status:
