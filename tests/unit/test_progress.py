@@ -1,0 +1,35 @@
+import io
+import json
+
+from templatemine.progress import Progress
+
+
+def _run(progress: Progress) -> None:
+    progress("extract: 2 WARC/ARC file(s)")
+    progress.stage("extract", 461, 13.1, {"pages": 63, "links": 9443})
+    progress.summary(["run X: 2 file(s) -> out"], {"command": "run", "rows": {"pages": 63}})
+
+
+def test_human_lines_have_one_summary_line_per_stage():
+    out = io.StringIO()
+    _run(Progress(stream=out))
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "extract: 2 WARC/ARC file(s)"
+    assert lines[1] == "stage extract: 461 pages in, 13.1 s, 35.2 pages/s -> pages 63, links 9443"
+    assert lines[2] == "run X: 2 file(s) -> out"
+
+
+def test_quiet_prints_only_the_summary():
+    out = io.StringIO()
+    _run(Progress(quiet=True, stream=out))
+    assert out.getvalue().splitlines() == ["run X: 2 file(s) -> out"]
+
+
+def test_log_json_is_one_object_per_line_ending_with_the_summary():
+    out = io.StringIO()
+    progress = Progress(json_lines=True, stream=out)
+    _run(progress)
+    events = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert [e["event"] for e in events] == ["progress", "stage", "summary"]
+    assert events[1]["pages_per_s"] == 35.19 and events[1]["rows_out"] == {"pages": 63, "links": 9443}
+    assert events[2]["rows"] == {"pages": 63} and progress.stages[0]["stage"] == "extract"
