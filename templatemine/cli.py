@@ -251,7 +251,7 @@ def _nightly(spark, args, config, files, progress) -> int:
         rows = state.history()
         if args.log_json:
             for row in rows:
-                progress._emit({"event": "history", **row})
+                progress.event({"event": "history", **row})
             return 0
         nights = {n["night"]: n for n in state.nights()}
         print(f"{'night':<17}{'table':<19}{'version':>8}  {'operation':<14}{'inserted':>9}{'updated':>9}"

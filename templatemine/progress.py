@@ -28,13 +28,13 @@ class Progress:
         self.stream = stream or sys.stdout
         self.stages: list[dict] = []
 
-    def _emit(self, event: dict) -> None:
+    def event(self, event: dict) -> None:
         print(json.dumps({"ts": round(time.time(), 3), **event}, default=str), file=self.stream, flush=True)
 
     def __call__(self, message: str) -> None:
         """A progress message (the stages call this as `progress(msg)`)."""
         if self.json_lines:
-            self._emit({"event": "progress", "message": message})
+            self.event({"event": "progress", "message": message})
         elif not self.quiet:
             print(message, file=self.stream, flush=True)
 
@@ -44,13 +44,13 @@ class Progress:
                   "pages_per_s": round(pages_in / seconds, 2) if seconds > 0 else None, "rows_out": rows_out}
         self.stages.append(record)
         if self.json_lines:
-            self._emit({"event": "stage", **record})
+            self.event({"event": "stage", **record})
         elif not self.quiet:
             print(stage_line(name, pages_in, seconds, rows_out), file=self.stream, flush=True)
 
     def summary(self, lines: list[str], document: dict) -> None:
         """The run's summary: always shown (also with --quiet); as JSON, the whole document."""
         if self.json_lines:
-            self._emit({"event": "summary", **document})
+            self.event({"event": "summary", **document})
         else:
             print("\n".join(lines), file=self.stream, flush=True)
