@@ -49,7 +49,8 @@ def spark_artifacts() -> set[str]:
 
 def fetch(group: str, packages: tuple[str, ...], target: str) -> None:
     wanted = [p.split(":")[1] + "-" + p.split(":")[2] for p in packages]
-    have = [os.path.basename(j) for j in glob.glob(os.path.join(target, "*.jar"))]
+    # Ivy names a jar <group>_<artifact>-<version>.jar
+    have = [os.path.basename(j).split("_", 1)[-1] for j in glob.glob(os.path.join(target, "*.jar"))]
     if all(any(h.startswith(w) for h in have) for w in wanted):
         return
     status = status_file(group)
