@@ -1,0 +1,239 @@
+"""One benchmark run: templatemine's `run` against the single-process ceiling and the peers.
+
+    scripts/bench --pages 10000 [--seed 1] [--work /tmp/templatemine-bench] [--sample 300]
+    scripts/bench --corpus DIR          # a synthetic web already written by scripts/synth_web.py
+
+On one corpus (a synthetic web, generated into WORK/web if missing), in one run:
+
+1. ceiling: one Python process reads every record with warcio, parses the
+   HTML with selectolax (Lexbor) and collects its text and links
+   (scripts/bench_extract.py's `ceiling`): pages/s on one core;
+2. peers: trafilatura and resiliparse on a sample of the same pages (every
+   k-th response), single process: pages/s on one core;
+3. templatemine: extract, detect and clean (with WET) in local mode on all
+   cores, each stage its own Spark job group: seconds, pages/s per core
+   (pages / (seconds x cores)), shuffle bytes (Spark's status API), the worst
+   task/median ratio of the detect stages, the connected components' share of
+   detect (`detect.json`), and the peak resident memory of the driver JVM and
+   of the Python workers together, sampled from /proc every 0.2 s.
+
+Prints, and writes WORK/bench.json and WORK/bench.md: the ratios to the
+ceiling and to trafilatura, per core. The report (report.html) is not timed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import os
+import shutil
+import sys
+import threading
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+
+
+class PeakMemory(threading.Thread):
+    """Peak RSS of this driver's JVM and of its Python workers (summed), from /proc."""
+
+    def __init__(self, jvm_pid: int):
+        super().__init__(daemon=True)
+        self.jvm_pid = jvm_pid
+        self.jvm_peak = 0
+        self.workers_peak = 0
+        self.stop = threading.Event()
+
+    @staticmethod
+    def _rss(pid: int) -> int:
+        try:
+            with open(f"/proc/{pid}/status") as fh:
+                for line in fh:
+                    if line.startswith("VmRSS:"):
+                        return int(line.split()[1]) * 1024
+        except OSError:
+            pass
+        return 0
+
+    def _workers(self) -> int:
+        total = 0
+        for pid in os.listdir("/proc"):
+            if not pid.isdigit():
+                continue
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                    cmd = fh.read()
+            except OSError:
+                continue
+            if b"pyspark.daemon" in cmd or b"pyspark.worker" in cmd:
+                total += self._rss(int(pid))
+        return total
+
+    def run(self) -> None:
+        while not self.stop.is_set():
+            self.jvm_peak = max(self.jvm_peak, self._rss(self.jvm_pid))
+            self.workers_peak = max(self.workers_peak, self._workers())
+            time.sleep(0.2)
+
+
+def response_html(paths: list[str], every: int) -> list[str]:
+    from warcio.archiveiterator import ArchiveIterator
+
+    out, i = [], 0
+    for path in paths:
+        with open(path, "rb") as fh:
+            for rec in ArchiveIterator(fh):
+                if rec.rec_type != "response":
+                    continue
+                if i % every == 0:
+                    out.append(rec.content_stream().read().decode("utf-8", "replace"))
+                i += 1
+    return out
+
+
+def peer_rates(html: list[str]) -> dict:
+    from templatemine.evaluate.peers import available_peers
+
+    peers, missing = available_peers(["trafilatura", "resiliparse"])
+    rates = {}
+    for name, extract in peers.items():
+        t0 = time.perf_counter()
+        for doc in html:
+            try:
+                extract(doc)
+            except Exception:
+                pass
+        rates[name] = round(len(html) / (time.perf_counter() - t0), 2)
+    return {"pages": len(html), "pages_per_s": rates, "missing": missing}
+
+
+def run_stages(paths: list[str], work: str, cores: int) -> dict:
+    from detect_cost import group_stages, skew
+
+    from templatemine.config import LOCAL
+    from templatemine.spark import get_session
+    from templatemine.tables.extract import run_extract
+    from templatemine.templates.stage import run_clean, run_detect
+    from templatemine.warc.inputs import expand_inputs
+
+    spark = get_session("templatemine bench", f"local[{cores}]", {
+        **LOCAL.spark, "spark.ui.showConsoleProgress": "false", "spark.ui.retainedStages": "5000",
+        "spark.ui.retainedTasks": "200000", "spark.driver.memory": "6g"})
+    jvm_pid = int(spark.sparkContext._jvm.ProcessHandle.current().pid())
+    spark.range(cores * 4, numPartitions=cores).rdd.map(lambda x: x).count()  # start the Python workers
+    memory = PeakMemory(jvm_pid)
+    memory.start()
+    out = os.path.join(work, "out")
+    quiet = lambda _m: None  # noqa: E731
+    stages, manifests = {}, {}
+    for name in ("extract", "detect", "clean"):
+        spark.sparkContext.setJobGroup(f"bench-{name}", name)
+        t0 = time.time()
+        if name == "extract":
+            manifests[name] = run_extract(spark, expand_inputs(paths), out, LOCAL.extract, quiet)
+        elif name == "detect":
+            manifests[name] = run_detect(spark, out, LOCAL.detect, quiet)
+        else:
+            manifests[name] = run_clean(spark, out, quiet, LOCAL.clean)
+        seconds = time.time() - t0
+        metrics = group_stages(spark, f"bench-{name}")
+        stages[name] = {
+            "seconds": round(seconds, 2),
+            "shuffle_write_mb": round(sum(s["shuffle_write_bytes"] for s in metrics) / 1e6, 1),
+            "skew": skew(metrics),
+        }
+    memory.stop.set()
+    memory.join()
+    pages = manifests["extract"]["rows"]["pages"]
+    components = manifests["detect"].get("connected_components", {})
+    for s in stages.values():
+        s["pages_per_s_per_core"] = round(pages / (s["seconds"] * cores), 2)
+    total = sum(s["seconds"] for s in stages.values())
+    spark.stop()
+    return {
+        "pages": pages, "cores": cores, "stages": stages, "total_s": round(total, 2),
+        "run_pages_per_s_per_core": round(pages / (total * cores), 2),
+        "templates": manifests["detect"]["rows"]["templates"], "detect_mode": manifests["detect"]["mode"],
+        "components": components,
+        "components_share_of_detect": round(components.get("seconds", 0) / stages["detect"]["seconds"], 3),
+        "peak_rss_mb": {"driver_jvm": round(memory.jvm_peak / 1e6), "python_workers": round(memory.workers_peak / 1e6)},
+    }
+
+
+def markdown(result: dict) -> str:
+    r = result["templatemine"]
+    ceiling, peers = result["ceiling"], result["peers"]["pages_per_s"]
+    lines = [
+        f"Corpus: {result['corpus']} ({r['pages']} pages), {r['cores']} cores, {result['date']}",
+        "",
+        "| what | pages/s per core | ratio to ceiling | ratio to trafilatura |",
+        "|---|---|---|---|",
+        f"| ceiling (warcio + selectolax, 1 process) | {ceiling['pages_per_s']} | 1.00 | "
+        f"{ceiling['pages_per_s'] / peers['trafilatura']:.2f} |" if "trafilatura" in peers else "",
+    ]
+    for name, rate in peers.items():
+        lines.append(f"| {name} (sample of {result['peers']['pages']}) | {rate} | {rate / ceiling['pages_per_s']:.3f} | "
+                     + (f"{rate / peers['trafilatura']:.2f} |" if "trafilatura" in peers else "- |"))
+    for name, s in r["stages"].items():
+        lines.append(f"| templatemine {name} | {s['pages_per_s_per_core']} | "
+                     f"{s['pages_per_s_per_core'] / ceiling['pages_per_s']:.3f} | "
+                     + (f"{s['pages_per_s_per_core'] / peers['trafilatura']:.2f} |" if "trafilatura" in peers else "- |"))
+    rate = r["run_pages_per_s_per_core"]
+    lines.append(f"| **templatemine run (all three)** | **{rate}** | **{rate / ceiling['pages_per_s']:.3f}** | "
+                 + (f"**{rate / peers['trafilatura']:.2f}** |" if "trafilatura" in peers else "- |"))
+    lines += [
+        "",
+        "| stage | seconds | shuffle written MB | worst task / median |",
+        "|---|---|---|---|",
+        *[f"| {n} | {s['seconds']} | {s['shuffle_write_mb']} | {s['skew']['worst_ratio'] or 'no task >= 1 s'} |"
+          for n, s in r["stages"].items()],
+        "",
+        f"Connected components ({r['components'].get('implementation')}, {r['components'].get('rounds')} rounds): "
+        f"{r['components'].get('seconds')} s, {100 * r['components_share_of_detect']:.0f}% of detect. "
+        f"Peak RSS: driver JVM {r['peak_rss_mb']['driver_jvm']} MB, Python workers {r['peak_rss_mb']['python_workers']} MB. "
+        f"Templates: {r['templates']} ({r['detect_mode']}).",
+    ]
+    return "\n".join(line for line in lines if line is not None)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--corpus", help="a synthetic web folder (with warc/); default: generate WORK/web")
+    ap.add_argument("--pages", type=int, default=10_000)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--work", default="/tmp/templatemine-bench")
+    ap.add_argument("--sample", type=int, default=300, help="pages for the peers (every k-th response)")
+    ap.add_argument("--cores", type=int, default=os.cpu_count() or 2)
+    args = ap.parse_args()
+    from bench_extract import ceiling
+
+    corpus = args.corpus or os.path.join(args.work, "web")
+    if not glob.glob(os.path.join(corpus, "warc", "*.warc.gz")):
+        from templatemine.evaluate.synthetic import WebSpec, generate
+
+        print(f"bench: generating a synthetic web of {args.pages} pages into {corpus}", flush=True)
+        generate(WebSpec(pages=args.pages, seed=args.seed), corpus, workers=args.cores)
+    paths = sorted(glob.glob(os.path.join(corpus, "warc", "*.warc.gz")))
+    shutil.rmtree(os.path.join(args.work, "out"), ignore_errors=True)
+
+    n, with_read, _ = ceiling(paths)
+    result = {"corpus": corpus, "date": time.strftime("%Y-%m-%d"),
+              "ceiling": {"pages": n, "seconds": round(with_read, 2), "pages_per_s": round(n / with_read, 2)}}
+    print(f"bench: ceiling {result['ceiling']['pages_per_s']} pages/s on one core ({n} pages)", flush=True)
+    result["peers"] = peer_rates(response_html(paths, max(1, n // args.sample)))
+    print(f"bench: peers {result['peers']['pages_per_s']} pages/s on one core", flush=True)
+    result["templatemine"] = run_stages(paths, args.work, args.cores)
+    table = markdown(result)
+    print(table)
+    with open(os.path.join(args.work, "bench.json"), "w") as fh:
+        json.dump(result, fh, indent=1, default=str)
+    with open(os.path.join(args.work, "bench.md"), "w") as fh:
+        fh.write(table + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
