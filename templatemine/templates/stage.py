@@ -160,7 +160,8 @@ def run_clean(spark: SparkSession, out: str, progress: Callable[[str], None] = p
         stats = cp.agg(F.count("*").alias("pages"), F.avg("template_token_fraction").alias("mean_template_fraction"),
                        F.sum("n_template_pagelets").alias("template_pagelets_removed")).first().asDict()
         n_links = spark.read.parquet(output.staged(CLEAN_LINKS)).count()
-        wet = _write_wet(cp, pages, output.staged(WET), stats["pages"], config) if config.wet else None
+        # no pages (a crawl of errors only, a night of 404s): no WET file rather than a missing folder
+        wet = _write_wet(cp, pages, output.staged(WET), stats["pages"], config) if config.wet and stats["pages"] else None
     except BaseException:
         output.cleanup()
         raise
