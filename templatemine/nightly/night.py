@@ -94,7 +94,8 @@ def run_night(spark: SparkSession, state_root: str, files: list[InputFile], conf
         _crash_point("extracted")
         changes = _merge_captures(state, night, f"{work}/extract", work, progress)
         t = lap("merge_s", t)
-        snapshot = _snapshot(state, changes["touched_sites"], f"{work}/run", extracted, night)
+        touched = spark.read.parquet(changes.pop("touched_sites_path"))
+        snapshot = _snapshot(state, touched, changes["touched_sites"], f"{work}/run", extracted, night)
         _crash_point("merged")
         detected = run_detect(spark, f"{work}/run", config.detect, progress)
         cleaned = run_clean(spark, f"{work}/run", progress, config.clean)
@@ -103,7 +104,7 @@ def run_night(spark: SparkSession, state_root: str, files: list[InputFile], conf
 
             write_report(spark, f"{work}/run", progress)
         t = lap("detect_clean_s", t)
-        templates = _merge_templates(state, f"{work}/run", changes["touched_sites"], work)
+        templates = _merge_templates(state, f"{work}/run", touched, work)
         t = lap("templates_s", t)
         _crash_point("templates")
         output = state.night_output(night)
@@ -114,8 +115,7 @@ def run_night(spark: SparkSession, state_root: str, files: list[InputFile], conf
             "night": night, "seq": seq, "files": len(new), "files_already_ingested": len(files) - len(new),
             "records": extracted["records"]["read"], "records_by_outcome": extracted["records"]["by_outcome"],
             "malformed_sample": extracted["malformed_sample"],
-            **{k: v for k, v in changes.items() if k != "touched_sites"},
-            "touched_sites": len(changes["touched_sites"]), "snapshot_pages": snapshot,
+            **changes, "snapshot_pages": snapshot,
             "templates": detected["rows"][TEMPLATES], "detect_mode": detected["mode"],
             "clean_pages": cleaned["rows"]["clean_pages"],
             "mean_template_token_fraction": cleaned["mean_template_token_fraction"],
@@ -179,17 +179,20 @@ def _merge_captures(state: State, night: str, extract_out: str, work: str, progr
     pagelets = spark.read.parquet(f"{extract_out}/{S.PAGELETS}").join(winners, "page_key", "left_semi")
     metrics[PAGELETS] = state.replace_groups(PAGELETS, pagelets, winners, "page_key", ["page_key", "ordinal"],
                                              f"{work}/merge-pagelets")
-    touched = {r["site"] for r in state.latest(PAGES).join(winners.unionByName(removed.select("page_key")),
-                                                            "page_key", "left_semi").select("site").distinct().collect()}
-    counts = {"pages_won": winners.count(), "pages_removed": removed.count()}
+    # the touched sites stay in Spark (a night of a big crawl touches millions): written once, read back
+    touched_path = f"{work}/touched-sites"
+    state.latest(PAGES).join(winners.unionByName(removed.select("page_key")), "page_key", "left_semi").select(
+        "site").where(F.col("site").isNotNull()).distinct().write.mode("overwrite").parquet(touched_path)
+    counts = {"pages_won": winners.count(), "pages_removed": removed.count(),
+              "touched_sites": spark.read.parquet(touched_path).count()}
     progress(f"nightly: state merged: {counts['pages_won']} page(s) new or newer, {counts['pages_removed']} removed, "
-             f"{len(touched)} site(s) touched")
+             f"{counts['touched_sites']} site(s) touched")
     winners.unpersist()
     removed.unpersist()
-    return {**counts, "merge_metrics": metrics, "touched_sites": sorted(s for s in touched if s is not None)}
+    return {**counts, "merge_metrics": metrics, "touched_sites_path": touched_path}
 
 
-def _snapshot(state: State, sites: list[str], out: str, extracted: dict, night: str) -> int:
+def _snapshot(state: State, touched: DataFrame, n_sites: int, out: str, extracted: dict, night: str) -> int:
     """The touched sites' live pages, links and pagelets as a run folder, which
     detect and clean (templates/stage.py) work on as they do after extract.
 
@@ -201,7 +204,6 @@ def _snapshot(state: State, sites: list[str], out: str, extracted: dict, night: 
     from templatemine.tables.extract import mark_duplicates
 
     spark = state.spark
-    touched = spark.createDataFrame([(s,) for s in sites], "site string")
     pages = state.latest(PAGES).where(F.col("removed_at").isNull()).join(touched, "site", "left_semi")
     mark_duplicates(pages.drop("dup_of")).select(*S.PAGES_SCHEMA.names).write.mode("overwrite").parquet(
         f"{out}/{S.PAGES}")
@@ -210,13 +212,13 @@ def _snapshot(state: State, sites: list[str], out: str, extracted: dict, night: 
         .write.mode("overwrite").parquet(f"{out}/{S.LINKS}")
     state.latest(PAGELETS).join(keys, "page_key", "left_semi").write.mode("overwrite").parquet(f"{out}/{S.PAGELETS}")
     n_pages = keys.count()
-    manifest = {**extracted, "out": out, "night": night, "snapshot": {"sites": len(sites), "pages": n_pages},
+    manifest = {**extracted, "out": out, "night": night, "snapshot": {"sites": n_sites, "pages": n_pages},
                 "note": "pages/links/pagelets are the touched sites' state; records and counts are the night's"}
     RunOutput(spark, out, night).write_text(f"{out}/{MANIFEST}", json.dumps(manifest, indent=2, default=str))
     return n_pages
 
 
-def _merge_templates(state: State, run_out: str, sites: list[str], work: str) -> dict:
+def _merge_templates(state: State, run_out: str, touched: DataFrame, work: str) -> dict:
     """The touched sites' template membership replaces theirs; templates are
     upserted by id, and a template no page holds any more is deleted."""
     spark = state.spark
@@ -224,7 +226,6 @@ def _merge_templates(state: State, run_out: str, sites: list[str], work: str) ->
     templates = spark.read.parquet(f"{run_out}/{TEMPLATES}")
     state.create_if_missing(TEMPLATE_PAGELETS, members.schema)
     state.create_if_missing(TEMPLATES, templates.schema)
-    touched = spark.createDataFrame([(s,) for s in sites], "site string")
     site_pages = state.latest(PAGES).join(touched, "site", "left_semi").select("page_key")
     metrics = {TEMPLATE_PAGELETS: state.replace_groups(TEMPLATE_PAGELETS, members, site_pages, "page_key",
                                                        ["page_key", "ordinal"], f"{work}/merge-members")}
