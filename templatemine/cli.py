@@ -11,6 +11,9 @@
                                                 one incremental night over Delta state (nightly/)
     templatemine nightly --state STATE --history
                                                 what each night did (Delta's history)
+    templatemine distill --query "..." OUT      six Clever configurations + DOM/MDL distiller (graph/)
+    templatemine related URL OUT                pages co-cited with URL within non-template pagelets
+    templatemine priority OUT                   -> crawl_priority (URLs linked only from templates rank lower)
 
 Common options: --master M, --conf k=v, --preset, --config FILE, --set extract.k=4,
 --quiet (only the summary), --log-json (one JSON object per line).
@@ -97,6 +100,35 @@ def build_parser() -> argparse.ArgumentParser:
     nightly.add_argument("--history", action="store_true", help="show what each night did and exit")
     nightly.add_argument("--fail-fast", action="store_true")
     _common(nightly)
+
+    from templatemine.graph.distill import CONFIGS, DOM_CONFIGS
+
+    distill = sub.add_parser(
+        "distill", help="topic distillation: HITS/Clever in the six configurations of Bar-Yossef & Rajagopalan "
+                        "section 5, and Chakrabarti's DOM-level distiller with MDL segmentation",
+        description="Root set: pages whose clean text matches the query; base set: one link step out and in. "
+                    "Prints the top hubs and authorities of each configuration.")
+    distill.add_argument("out", metavar="OUT")
+    distill.add_argument("--query", required=True, help='words must all occur; "quoted phrases" as phrases')
+    distill.add_argument("--configs", default=",".join(CONFIGS + DOM_CONFIGS),
+                         help=f"comma-separated subset of: {', '.join(CONFIGS + DOM_CONFIGS)}")
+    distill.add_argument("--json", metavar="FILE", help="write the full result (50 ranked authorities each) as JSON")
+    _common(distill)
+
+    related = sub.add_parser("related", help="pages co-cited with URL (Dean & Henzinger, section 4 case 3)")
+    related.add_argument("url", metavar="URL")
+    related.add_argument("out", metavar="OUT")
+    related.add_argument("-n", type=int, default=20, help="how many (default 20)")
+    related.add_argument("--unit", choices=["pagelet", "page"], default="pagelet",
+                         help="count co-citation within one pagelet (default) or anywhere on a page (classic)")
+    related.add_argument("--keep-templates", action="store_true",
+                         help="count citations from template pagelets too (classic)")
+    related.add_argument("--json", metavar="FILE")
+    _common(related)
+
+    priority = sub.add_parser("priority", help="OUT/crawl_priority: discovered URLs scored for a crawl frontier")
+    priority.add_argument("out", metavar="OUT")
+    _common(priority)
     return parser
 
 
@@ -184,6 +216,8 @@ def run_command(args) -> int:
     try:
         if args.command == "nightly":
             return _nightly(spark, args, config, files, progress)
+        if args.command in ("distill", "related", "priority"):
+            return _graph(spark, args, config, progress)
         if files is not None:
             manifest = run_extract(spark, files, args.out, config.extract, progress)
             progress.stage("extract", manifest["records"]["read"], manifest["timings"]["total_s"],
@@ -289,6 +323,33 @@ def _nightly(spark, args, config, files, progress) -> int:
         f"templates {t['templates_s']}s, total {t['total_s']}s",
         f"  output: {summary['output']}   history: templatemine nightly --state {args.state} --history",
     ], summary)
+    return 0
+
+
+def _graph(spark, args, config, progress) -> int:
+    from templatemine.graph import stage
+
+    if args.command == "distill":
+        from templatemine.graph.distill import CONFIGS, DOM_CONFIGS
+
+        names = tuple(n.strip() for n in args.configs.split(",") if n.strip())
+        unknown = [n for n in names if n not in CONFIGS + DOM_CONFIGS]
+        if unknown or not names:
+            print(f"templatemine: unknown configuration(s) {unknown} (known: {', '.join(CONFIGS + DOM_CONFIGS)})",
+                  file=sys.stderr)
+            return 2
+        result = stage.run_distill(spark, args.out, args.query, config.distill, names, progress)
+        lines = stage.distill_lines(result, config.distill.top)
+    elif args.command == "related":
+        result = stage.run_related(spark, args.out, args.url, args.n, args.unit, args.keep_templates)
+        lines = stage.related_lines(result)
+    else:
+        result = stage.run_priority(spark, args.out, config.distill, progress)
+        progress.stage("priority", result["rows"]["crawl_priority"], result["timings"]["total_s"], result["rows"])
+        lines = stage.priority_lines(result)
+    if getattr(args, "json", None):
+        stage.write_json(args.json, result)
+    progress.summary(lines, result)
     return 0
 
 

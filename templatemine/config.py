@@ -119,10 +119,41 @@ class CleanConfig:
 
 
 @dataclass(frozen=True)
+class DistillConfig:
+    """Link analysis over a run's tables (templatemine/graph/): `distill`,
+    `related` and `priority`."""
+
+    root_max: int = 200
+    """Kleinberg's t: at most this many root pages (clean text matching the query),
+    chosen by URL hash when more match."""
+    in_links: int = 50
+    """Kleinberg's d: at most this many pages linking to one root page join the base set."""
+    intrinsic: bool = True
+    """Keep links between pages of one host. Kleinberg dropped them; a crawl of a few
+    sites (../shared/corpora/sites) has no others, so they are kept by default."""
+    max_iter: int = 50
+    """HITS iterations at most (the MDL iteration too)."""
+    tol: float = 1e-6
+    """Stop when the authority vector moves less than this (L1) in one iteration."""
+    top: int = 10
+    """Hubs and authorities printed per configuration."""
+    mdl_a: float = 0.8
+    """Chakrabarti 2001: the top a fraction of positive hub scores are kept..."""
+    mdl_e: float = 0.05
+    """...to within a multiplicative error e (the discretisation of the MDL code)."""
+    mdl_node_bits: float = 1.0
+    """Bits to describe one more frontier node (graph/mdl.py "Frontier bits"): without
+    them a list of near-equal scores flips between pooled and split and the iteration cycles."""
+    template_weight: float = 0.1
+    """crawl_priority: weight of one template citing a URL, against 1 per content-citing page."""
+
+
+@dataclass(frozen=True)
 class Config:
     extract: ExtractConfig = ExtractConfig()
     detect: DetectConfig = DetectConfig()
     clean: CleanConfig = CleanConfig()
+    distill: DistillConfig = DistillConfig()
     spark: dict = field(default_factory=dict)
     """Spark conf applied when templatemine builds the session."""
 
@@ -143,7 +174,7 @@ CLUSTER = Config(spark={"spark.sql.shuffle.partitions": "2000"})
 PRESETS = {"local": LOCAL, "test": TEST, "cluster": CLUSTER}
 
 
-_SECTIONS = ("extract", "detect", "clean")
+_SECTIONS = ("extract", "detect", "clean", "distill")
 
 
 def _coerce(value, target_type):
@@ -170,8 +201,8 @@ def _apply(section, values: dict, where: str):
 
 
 def load_config(preset: str = "local", path: str | None = None, overrides: list[str] = ()) -> Config:
-    """A preset, then a TOML file's `[extract]`, `[detect]`, `[clean]` and `[spark]`
-    tables, then `section.field=value` overrides (e.g. `extract.k=4`)."""
+    """A preset, then a TOML file's `[extract]`, `[detect]`, `[clean]`, `[distill]`
+    and `[spark]` tables, then `section.field=value` overrides (e.g. `extract.k=4`)."""
     if preset not in PRESETS:
         raise ValueError(f"unknown preset {preset!r} (known: {', '.join(PRESETS)})")
     config = PRESETS[preset]

@@ -1,0 +1,227 @@
+"""Topic distillation over a run's tables: the six Clever configurations of
+Bar-Yossef & Rajagopalan, section 5 (Figure 6), and Chakrabarti's (2001)
+DOM-level distillation with MDL segmentation (graph/dom.py).
+
+Base set (section 2.1, Kleinberg): the *root set* is the pages whose clean text
+matches the query (at most `root_max`), the *base set* adds every crawled page
+a root page links to and at most `in_links` pages linking to each root page.
+Near-duplicate pages (PAGES.dup_of) are left out: a mirror is not a second vote.
+
+The configurations differ in the cleaning done before HITS runs:
+- page vanilla: pages and the links between them (classical Clever);
+- page FNM: pages whose text does not match the query dropped;
+- pagelet vanilla: hubs are the pagelets of base pages, authorities pages;
+  an edge from a pagelet to each page it links (section 4, case 1);
+- pagelet FNM: pagelets and pages whose text does not match dropped;
+- pagelet FT: edges out of template pagelets omitted ("edges out of template
+  pagelets are omitted entirely");
+- pagelet FT FNM: both.
+"Text" is a page's whole text (all its pagelets) except under FT, where the
+template pagelets are gone and an authority must match in its clean text.
+The paper detects templates in the base set with the local algorithm (Fig. 4);
+here they are the run's own (global) templates, read from template_pagelets.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+from pyspark.sql.window import Window
+
+from templatemine.config import DistillConfig
+from templatemine.graph.hits import hits
+from templatemine.graph.query import parse_query, term_columns
+
+CONFIGS = ("page vanilla", "page FNM", "pagelet vanilla", "pagelet FNM", "pagelet FT", "pagelet FT FNM")
+DOM_CONFIGS = ("dom MDL", "dom MDL FT")  # Chakrabarti 2001 (graph/dom.py), without and with template filtering
+NO_PAGELET = -1  # LINKS.pagelet_ordinal of a link in no pagelet
+
+
+def read_tables(spark: SparkSession, out: str) -> dict[str, DataFrame]:
+    out = out.rstrip("/")
+    names = ("pages", "links", "pagelets", "template_pagelets", "clean_pages")
+    return {n: spark.read.parquet(f"{out}/{n}") for n in names}
+
+
+@dataclass
+class BaseSet:
+    terms: list[str]
+    root: DataFrame  # page_key
+    pages: DataFrame  # page_key, url, host, in_root, full_match, clean_match
+    links: DataFrame  # src_page_key, link_ordinal, pagelet_ordinal, dst_page_key (both ends in the base set)
+    pagelets: DataFrame  # page_key, ordinal, dom_path, dom_label, text, match, template
+    sizes: dict = field(default_factory=dict)
+
+
+def _any_term(df: DataFrame, text_col: str, terms: list[str], by: str) -> DataFrame:
+    """Per `by`: does every term occur in some row's text? (page text = its pagelets)."""
+    cols = term_columns(F.col(text_col), terms)
+    per_row = df.select(by, *[c.alias(f"t{i}") for i, c in enumerate(cols)])
+    agg = per_row.groupBy(by).agg(*[F.max(F.col(f"t{i}").cast("int")).alias(f"t{i}") for i in range(len(cols))])
+    match = F.lit(True)
+    for i in range(len(cols)):
+        match = match & (F.col(f"t{i}") == 1)
+    return agg.select(by, match.alias("match"))
+
+
+def base_set(tables: dict[str, DataFrame], query: str, config: DistillConfig = DistillConfig()) -> BaseSet:
+    terms = parse_query(query)
+    live = tables["pages"].where(F.col("dup_of").isNull()).select("page_key", "url", "host")
+    clean = tables["clean_pages"].select("page_key", "clean_text")
+    clean_match = _any_term(clean, "clean_text", terms, "page_key").withColumnRenamed("match", "clean_match")
+    root = (clean_match.where("clean_match").join(live.select("page_key"), "page_key")
+            .withColumn("_r", F.xxhash64("page_key")).orderBy("_r").limit(config.root_max)
+            .select("page_key").persist())
+    links = tables["links"].select("src_page_key", "link_ordinal", "pagelet_ordinal", "dst_page_key")
+    live_keys = live.select("page_key")
+    out_step = (links.join(root.withColumnRenamed("page_key", "src_page_key"), "src_page_key")
+                .select(F.col("dst_page_key").alias("page_key")))
+    linking = (links.join(root.withColumnRenamed("page_key", "dst_page_key"), "dst_page_key")
+               .select("dst_page_key", "src_page_key").distinct()
+               .where(F.col("src_page_key") != F.col("dst_page_key")))
+    rank = Window.partitionBy("dst_page_key").orderBy(F.xxhash64("src_page_key"), "src_page_key")
+    in_step = (linking.withColumn("_n", F.row_number().over(rank)).where(F.col("_n") <= config.in_links)
+               .select(F.col("src_page_key").alias("page_key")))
+    keys = root.unionByName(out_step).unionByName(in_step).distinct().join(live_keys, "page_key")
+    pagelets = (tables["pagelets"].join(keys, "page_key")
+                .select("page_key", "ordinal", "dom_path", "dom_label", "text"))
+    full_match = _any_term(pagelets, "text", terms, "page_key").withColumnRenamed("match", "full_match")
+    pages = (live.join(keys, "page_key")
+             .join(root.withColumn("in_root", F.lit(True)), "page_key", "left")
+             .join(full_match, "page_key", "left").join(clean_match, "page_key", "left")
+             .select("page_key", "url", "host", *[F.coalesce(c, F.lit(False)).alias(c)
+                                                  for c in ("in_root", "full_match", "clean_match")])
+             .persist())
+    hosts = pages.select("page_key", "host")
+    base_links = (links.join(keys.withColumnRenamed("page_key", "src_page_key"), "src_page_key")
+                  .join(keys.withColumnRenamed("page_key", "dst_page_key"), "dst_page_key")
+                  .where(F.col("src_page_key") != F.col("dst_page_key")))
+    if not config.intrinsic:  # Kleinberg: links within one host are navigational
+        base_links = (base_links.join(hosts.withColumnRenamed("page_key", "src_page_key")
+                                      .withColumnRenamed("host", "src_host"), "src_page_key")
+                      .join(hosts.withColumnRenamed("page_key", "dst_page_key")
+                            .withColumnRenamed("host", "dst_host"), "dst_page_key")
+                      .where(F.col("src_host") != F.col("dst_host")))
+    base_links = base_links.select("src_page_key", "link_ordinal", "pagelet_ordinal", "dst_page_key").persist()
+    match = F.lit(True)
+    for c in term_columns(F.col("text"), terms):
+        match = match & c
+    templates = tables["template_pagelets"].select("page_key", "ordinal").distinct().withColumn("template",
+                                                                                              F.lit(True))
+    pagelets = (pagelets.withColumn("match", match).join(templates, ["page_key", "ordinal"], "left")
+                .withColumn("template", F.coalesce("template", F.lit(False))).persist())
+    sizes = {"root": root.count(), "base": pages.count(), "links": base_links.count()}
+    return BaseSet(terms, root, pages, base_links, pagelets, sizes)
+
+
+def config_edges(base: BaseSet, name: str) -> DataFrame:
+    """The (hub, auth) edges of one of the six configurations."""
+    if name not in CONFIGS:
+        raise ValueError(f"unknown configuration {name!r} (known: {', '.join(CONFIGS)})")
+    fnm, ft = "FNM" in name, "FT" in name
+    links = base.links
+    # the text an authority must match: clean text once templates are filtered
+    auth_ok = base.pages.where("clean_match" if ft else "full_match").select(
+        F.col("page_key").alias("dst_page_key"))
+    if name.startswith("page "):
+        edges = links.select(F.col("src_page_key").alias("hub"), F.col("dst_page_key").alias("auth"))
+        if fnm:
+            ok = base.pages.where("full_match").select("page_key")
+            edges = (edges.join(ok.withColumnRenamed("page_key", "hub"), "hub")
+                     .join(ok.withColumnRenamed("page_key", "auth"), "auth"))
+        return edges.select("hub", "auth")
+    hub_pagelets = base.pagelets.select(F.col("page_key").alias("src_page_key"),
+                                        F.col("ordinal").alias("pagelet_ordinal"), "match", "template")
+    edges = links.join(hub_pagelets, ["src_page_key", "pagelet_ordinal"], "left")
+    if ft:
+        edges = edges.where(~F.coalesce("template", F.lit(False)))
+    if fnm:
+        edges = edges.where(F.coalesce("match", F.lit(False))).join(auth_ok, "dst_page_key")
+    return edges.select(pagelet_hub("src_page_key", "pagelet_ordinal").alias("hub"),
+                        F.col("dst_page_key").alias("auth"))
+
+
+def pagelet_hub(page_key: str, ordinal: str):
+    """A pagelet's vertex id: a deterministic hash of (page_key, ordinal)."""
+    return F.xxhash64(F.col(page_key), F.col(ordinal))
+
+
+def _top_authorities(result, base: BaseSet, n: int) -> list[dict]:
+    rows = (result.authorities.where("a > 0").join(base.pages.withColumnRenamed("page_key", "auth"), "auth")
+            .orderBy(F.desc("a"), "url").limit(n).collect())
+    return [{"url": r.url, "score": r.a, "in_root": r.in_root} for r in rows]
+
+
+def _top_hubs(result, base: BaseSet, name: str, n: int) -> list[dict]:
+    hubs = result.hubs.where("h > 0")
+    if name.startswith("page "):
+        rows = (hubs.join(base.pages.withColumnRenamed("page_key", "hub"), "hub")
+                .orderBy(F.desc("h"), "url").limit(n).collect())
+        return [{"url": r.url, "score": r.h, "pagelet": None} for r in rows]
+    ids = (base.links.select("src_page_key", "pagelet_ordinal").distinct()
+           .withColumn("hub", pagelet_hub("src_page_key", "pagelet_ordinal"))
+           .join(base.pagelets.select(F.col("page_key").alias("src_page_key"),
+                                      F.col("ordinal").alias("pagelet_ordinal"), "dom_path", "text", "template"),
+                 ["src_page_key", "pagelet_ordinal"], "left")
+           .join(base.pages.select(F.col("page_key").alias("src_page_key"), "url"), "src_page_key"))
+    rows = hubs.join(ids, "hub").orderBy(F.desc("h"), "url", "pagelet_ordinal").limit(n).collect()
+    return [{"url": r.url, "score": r.h, "pagelet": r.pagelet_ordinal, "dom_path": r.dom_path,
+             "template": bool(r.template), "text": (r.text or "")[:80]} for r in rows]
+
+
+def _dom_config(base: BaseSet, name: str, config: DistillConfig, n_ranked: int) -> dict:
+    from templatemine.graph.dom import dom_distill, top_hub_subtrees
+
+    out = dom_distill(base, filter_templates=name.endswith("FT"), max_iter=config.max_iter, tol=config.tol,
+                      a_frac=config.mdl_a, e=config.mdl_e, node_bits=config.mdl_node_bits)
+    auths = (out["authorities"].where("a > 0").join(base.pages.withColumnRenamed("page_key", "auth"), "auth")
+             .orderBy(F.desc("a"), "url").limit(n_ranked).collect())
+    seg = out["segmented"]
+    return {
+        "edges": seg.count() if seg is not None else 0,
+        "iterations": out["iterations"],
+        "converged": out["converged"],
+        "authorities": [{"url": r.url, "score": r.a, "in_root": r.in_root} for r in auths],
+        "hubs": top_hub_subtrees(seg, base, config.top) if seg is not None else [],
+        "history": out["history"],
+    }
+
+
+def distill(spark: SparkSession, out: str, query: str, config: DistillConfig = DistillConfig(),
+            configs: tuple = CONFIGS, n_ranked: int = 50, progress=print) -> dict:
+    """Run the configurations; return, per configuration, the ranked authorities
+    (`n_ranked`), the top hubs (`config.top`) and the iteration counts."""
+    t0 = time.perf_counter()
+    tables = read_tables(spark, out)
+    base = base_set(tables, query, config)
+    progress(f"distill {query!r}: root set {base.sizes['root']} pages, base set {base.sizes['base']} pages, "
+             f"{base.sizes['links']} links between them")
+    results = {}
+    for name in configs:
+        t = time.perf_counter()
+        if name in DOM_CONFIGS:
+            results[name] = _dom_config(base, name, config, n_ranked)
+            results[name]["seconds"] = round(time.perf_counter() - t, 2)
+            r = results[name]
+            progress(f"  {name:<16} {r['edges']:>6} leaves, {r['iterations']:>2} iterations"
+                     f"{'' if r['converged'] else ' (not converged)'}, {r['seconds']} s")
+            continue
+        edges = config_edges(base, name).persist()
+        n_edges = edges.count()
+        result = hits(edges, max_iter=config.max_iter, tol=config.tol)
+        results[name] = {
+            "edges": n_edges,
+            "iterations": result.iterations,
+            "converged": result.converged,
+            "authorities": _top_authorities(result, base, n_ranked),
+            "hubs": _top_hubs(result, base, name, config.top),
+            "seconds": round(time.perf_counter() - t, 2),
+        }
+        edges.unpersist()
+        progress(f"  {name:<16} {n_edges:>6} edges, {result.iterations:>2} iterations"
+                 f"{'' if result.converged else ' (not converged)'}, {results[name]['seconds']} s")
+    return {"query": query, "terms": [t.strip() for t in base.terms], "sizes": base.sizes, "configs": results,
+            "seconds": round(time.perf_counter() - t0, 2), "base": base}
