@@ -158,3 +158,22 @@ def test_distill_command_line(web, tmp_path):
     bad = subprocess.run([sys.executable, "-m", "templatemine.cli", "distill", web["out"], "--query", "x",
                           "--configs", "page magic"], capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "unknown configuration" in bad.stderr
+
+
+def test_related_and_priority_commands(spark, web, capsys):
+    from templatemine.cli import _graph, build_parser
+    from templatemine.config import load_config
+    from templatemine.progress import Progress
+
+    config = load_config("test")
+    args = build_parser().parse_args(["related", "https://java.toolboxnet.com", web["out"], "-n", "3"])
+    assert _graph(spark, args, config, Progress()) == 0
+    shown = capsys.readouterr().out
+    assert "co-cited within one pagelet, template pagelets ignored" in shown
+    assert len([line for line in shown.splitlines() if "https://www.java-" in line]) == 3
+    args = build_parser().parse_args(["priority", web["out"], "--set", "distill.template_weight=0.5"])
+    assert _graph(spark, args, load_config("test", None, args.set), Progress()) == 0
+    shown = capsys.readouterr().out
+    assert "linked only from templates" in shown and "top uncrawled" in shown
+    with open(os.path.join(web["out"], "priority.json")) as fh:
+        assert json.load(fh)["template_weight"] == 0.5
