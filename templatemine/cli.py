@@ -327,6 +327,14 @@ def _nightly(spark, args, config, files, progress) -> int:
 
 
 def _graph(spark, args, config, progress) -> int:
+    try:
+        return _graph_command(spark, args, config, progress)
+    except ValueError as exc:  # a missing table, a query without words, a URL that is not one
+        print(f"templatemine: {exc}", file=sys.stderr)
+        return 2
+
+
+def _graph_command(spark, args, config, progress) -> int:
     from templatemine.graph import stage
 
     if args.command == "distill":

@@ -40,10 +40,22 @@ DOM_CONFIGS = ("dom MDL", "dom MDL FT")  # Chakrabarti 2001 (graph/dom.py), with
 NO_PAGELET = -1  # LINKS.pagelet_ordinal of a link in no pagelet
 
 
-def read_tables(spark: SparkSession, out: str) -> dict[str, DataFrame]:
+def read_tables(spark: SparkSession, out: str,
+                names: tuple = ("pages", "links", "pagelets", "template_pagelets", "clean_pages")) -> dict[str, DataFrame]:
+    """The run's tables; a ValueError naming what is missing if OUT is not a
+    cleaned run (an extract alone has no templates)."""
+    from pyspark.errors import AnalysisException
+
     out = out.rstrip("/")
-    names = ("pages", "links", "pagelets", "template_pagelets", "clean_pages")
-    return {n: spark.read.parquet(f"{out}/{n}") for n in names}
+    tables = {}
+    for name in names:
+        try:
+            tables[name] = spark.read.parquet(f"{out}/{name}")
+        except AnalysisException as exc:
+            raise ValueError(f"{out} has no readable {name} table ({str(exc).splitlines()[0][:200]}); "
+                             "the graph commands need a run's output: `templatemine run`, or extract, "
+                             "detect and clean") from None
+    return tables
 
 
 @dataclass

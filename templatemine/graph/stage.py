@@ -18,20 +18,18 @@ from pyspark.sql import functions as F
 
 from templatemine.config import DistillConfig
 from templatemine.graph.cocitation import PAGE, PAGELET, citations, related
-from templatemine.graph.distill import CONFIGS, DOM_CONFIGS, distill
+from templatemine.graph.distill import CONFIGS, DOM_CONFIGS, distill, read_tables
 from templatemine.graph.priority import CRAWL_PRIORITY, crawl_priority
 from templatemine.html.urls import normalize_url, page_key
 from templatemine.tables.output import RunOutput, new_run_id
-
-
-def _read(spark: SparkSession, out: str, name: str):
-    return spark.read.parquet(f"{out.rstrip('/')}/{name}")
 
 
 def run_distill(spark: SparkSession, out: str, query: str, config: DistillConfig = DistillConfig(),
                 configs: tuple = CONFIGS + DOM_CONFIGS, progress: Callable[[str], None] = print) -> dict:
     result = distill(spark, out, query, config, configs, progress=progress)
     result.pop("base")
+    if result["sizes"]["root"] == 0:
+        progress(f"distill: no page's clean text matches {query!r}; nothing to rank")
     return result
 
 
@@ -68,8 +66,9 @@ def run_related(spark: SparkSession, out: str, url: str, n: int = 20, unit: str 
     if norm is None:
         raise ValueError(f"not an http(s) URL: {url!r}")
     key = page_key(norm)
-    links = _read(spark, out, "links")
-    templates = None if keep_templates else _read(spark, out, "template_pagelets")
+    tables = read_tables(spark, out, ("links", "template_pagelets"))
+    links = tables["links"]
+    templates = None if keep_templates else tables["template_pagelets"]
     cites = citations(links, templates, unit)
     rows = related(cites, key, n).collect()
     cited_by = cites.where(F.col("dst_page_key") == F.lit(key)).count()
@@ -91,7 +90,8 @@ def run_priority(spark: SparkSession, out: str, config: DistillConfig = DistillC
                  progress: Callable[[str], None] = print) -> dict:
     started = time.time()
     output = RunOutput(spark, out, new_run_id())
-    pages, links, members = (_read(spark, out, n) for n in ("pages", "links", "template_pagelets"))
+    tables = read_tables(spark, out, ("pages", "links", "template_pagelets"))
+    pages, links, members = tables["pages"], tables["links"], tables["template_pagelets"]
     progress(f"priority: scoring discovered URLs of {out} (template weight {config.template_weight})")
     try:
         crawl_priority(pages, links, members, config.template_weight).write.mode("overwrite").parquet(

@@ -160,7 +160,7 @@ def test_distill_command_line(web, tmp_path):
     assert bad.returncode == 2 and "unknown configuration" in bad.stderr
 
 
-def test_related_and_priority_commands(spark, web, capsys):
+def test_related_and_priority_commands(spark, web, capsys, tmp_path):
     from templatemine.cli import _graph, build_parser
     from templatemine.config import load_config
     from templatemine.progress import Progress
@@ -177,3 +177,11 @@ def test_related_and_priority_commands(spark, web, capsys):
     assert "linked only from templates" in shown and "top uncrawled" in shown
     with open(os.path.join(web["out"], "priority.json")) as fh:
         assert json.load(fh)["template_weight"] == 0.5
+    # not a run's output: a clear error, exit 2; a query nothing matches: empty rankings, no crash
+    assert _graph(spark, build_parser().parse_args(["priority", str(tmp_path)]), config, Progress()) == 2
+    assert "has no readable pages table" in capsys.readouterr().err
+    args = build_parser().parse_args(["distill", web["out"], "--query", "zzyzx", "--configs",
+                                      "pagelet FT FNM,dom MDL FT"])
+    assert _graph(spark, args, config, Progress()) == 0
+    shown = capsys.readouterr().out
+    assert "root set 0" in shown and "nothing to rank" in shown
