@@ -33,7 +33,7 @@ from pyspark.sql.window import Window
 
 from templatemine.config import DistillConfig
 from templatemine.graph.hits import hits
-from templatemine.graph.query import parse_query, term_columns
+from templatemine.graph.query import match_column, parse_query, term_columns
 
 CONFIGS = ("page vanilla", "page FNM", "pagelet vanilla", "pagelet FNM", "pagelet FT", "pagelet FT FNM")
 DOM_CONFIGS = ("dom MDL", "dom MDL FT")  # Chakrabarti 2001 (graph/dom.py), without and with template filtering
@@ -97,7 +97,7 @@ def base_set(tables: dict[str, DataFrame], query: str, config: DistillConfig = D
     rank = Window.partitionBy("dst_page_key").orderBy(F.xxhash64("src_page_key"), "src_page_key")
     in_step = (linking.withColumn("_n", F.row_number().over(rank)).where(F.col("_n") <= config.in_links)
                .select(F.col("src_page_key").alias("page_key")))
-    keys = root.unionByName(out_step).unionByName(in_step).distinct().join(live_keys, "page_key")
+    keys = root.unionByName(out_step).unionByName(in_step).distinct().join(live_keys, "page_key").persist()
     pagelets = (tables["pagelets"].join(keys, "page_key")
                 .select("page_key", "ordinal", "dom_path", "dom_label", "text"))
     full_match = _any_term(pagelets, "text", terms, "page_key").withColumnRenamed("match", "full_match")
@@ -118,9 +118,7 @@ def base_set(tables: dict[str, DataFrame], query: str, config: DistillConfig = D
                             .withColumnRenamed("host", "dst_host"), "dst_page_key")
                       .where(F.col("src_host") != F.col("dst_host")))
     base_links = base_links.select("src_page_key", "link_ordinal", "pagelet_ordinal", "dst_page_key").persist()
-    match = F.lit(True)
-    for c in term_columns(F.col("text"), terms):
-        match = match & c
+    match = match_column(F.col("text"), terms)
     templates = tables["template_pagelets"].select("page_key", "ordinal").distinct().withColumn("template",
                                                                                               F.lit(True))
     pagelets = (pagelets.withColumn("match", match).join(templates, ["page_key", "ordinal"], "left")
