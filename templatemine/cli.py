@@ -101,7 +101,7 @@ def build_parser() -> argparse.ArgumentParser:
     nightly.add_argument("--fail-fast", action="store_true")
     _common(nightly)
 
-    from templatemine.graph.distill import CONFIGS, DOM_CONFIGS
+    from templatemine.graph import CONFIGS, DOM_CONFIGS
 
     distill = sub.add_parser(
         "distill", help="topic distillation: HITS/Clever in the six configurations of Bar-Yossef & Rajagopalan "
@@ -338,7 +338,7 @@ def _graph_command(spark, args, config, progress) -> int:
     from templatemine.graph import stage
 
     if args.command == "distill":
-        from templatemine.graph.distill import CONFIGS, DOM_CONFIGS
+        from templatemine.graph import CONFIGS, DOM_CONFIGS
 
         names = tuple(n.strip() for n in args.configs.split(",") if n.strip())
         unknown = [n for n in names if n not in CONFIGS + DOM_CONFIGS]

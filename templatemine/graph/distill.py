@@ -32,11 +32,10 @@ from pyspark.sql import functions as F
 from pyspark.sql.window import Window
 
 from templatemine.config import DistillConfig
+from templatemine.graph import CONFIGS, DOM_CONFIGS
 from templatemine.graph.hits import hits
 from templatemine.graph.query import match_column, parse_query, term_columns
 
-CONFIGS = ("page vanilla", "page FNM", "pagelet vanilla", "pagelet FNM", "pagelet FT", "pagelet FT FNM")
-DOM_CONFIGS = ("dom MDL", "dom MDL FT")  # Chakrabarti 2001 (graph/dom.py), without and with template filtering
 NO_PAGELET = -1  # LINKS.pagelet_ordinal of a link in no pagelet
 
 
