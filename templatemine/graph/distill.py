@@ -82,9 +82,10 @@ def base_set(tables: dict[str, DataFrame], query: str, config: DistillConfig = D
     terms = parse_query(query)
     live = tables["pages"].where(F.col("dup_of").isNull()).select("page_key", "url", "host")
     clean = tables["clean_pages"].select("page_key", "clean_text")
-    clean_match = _any_term(clean, "clean_text", terms, "page_key").withColumnRenamed("match", "clean_match")
-    root = (clean_match.where("clean_match").join(live.select("page_key"), "page_key")
-            .withColumn("_r", F.xxhash64("page_key")).orderBy("_r").limit(config.root_max)
+    # the crawl's clean text is scanned once: the matching pages (few) are kept, not recomputed per use
+    matching = (clean.where(match_column(F.col("clean_text"), terms)).select("page_key")
+                .join(live.select("page_key"), "page_key").persist())
+    root = (matching.withColumn("_r", F.xxhash64("page_key")).orderBy("_r").limit(config.root_max)
             .select("page_key").persist())
     links = tables["links"].select("src_page_key", "link_ordinal", "pagelet_ordinal", "dst_page_key")
     live_keys = live.select("page_key")
@@ -102,7 +103,8 @@ def base_set(tables: dict[str, DataFrame], query: str, config: DistillConfig = D
     full_match = _any_term(pagelets, "text", terms, "page_key").withColumnRenamed("match", "full_match")
     pages = (live.join(keys, "page_key")
              .join(root.withColumn("in_root", F.lit(True)), "page_key", "left")
-             .join(full_match, "page_key", "left").join(clean_match, "page_key", "left")
+             .join(full_match, "page_key", "left")
+             .join(matching.withColumn("clean_match", F.lit(True)), "page_key", "left")
              .select("page_key", "url", "host", *[F.coalesce(c, F.lit(False)).alias(c)
                                                   for c in ("in_root", "full_match", "clean_match")])
              .persist())
@@ -218,9 +220,8 @@ def distill(spark: SparkSession, out: str, query: str, config: DistillConfig = D
             progress(f"  {name:<16} {r['edges']:>6} leaves, {r['iterations']:>2} iterations"
                      f"{'' if r['converged'] else ' (not converged)'}, {r['seconds']} s")
             continue
-        edges = config_edges(base, name).persist()
-        n_edges = edges.count()
-        result = hits(edges, max_iter=config.max_iter, tol=config.tol)
+        result = hits(config_edges(base, name), max_iter=config.max_iter, tol=config.tol)
+        n_edges = result.edges
         results[name] = {
             "edges": n_edges,
             "iterations": result.iterations,
@@ -229,7 +230,6 @@ def distill(spark: SparkSession, out: str, query: str, config: DistillConfig = D
             "hubs": _top_hubs(result, base, name, config.top),
             "seconds": round(time.perf_counter() - t, 2),
         }
-        edges.unpersist()
         progress(f"  {name:<16} {n_edges:>6} edges, {result.iterations:>2} iterations"
                  f"{'' if result.converged else ' (not converged)'}, {results[name]['seconds']} s")
     return {"query": query, "terms": [t.strip() for t in base.terms], "sizes": base.sizes, "configs": results,

@@ -28,6 +28,7 @@ class HitsResult:
     iterations: int
     converged: bool
     change: float  # L1 change of the authority vector in the last iteration
+    edges: int = 0  # distinct (hub, auth) edges iterated over
 
 
 def _normalised(raw: DataFrame, col: str) -> DataFrame:
@@ -46,6 +47,7 @@ def hits(edges: DataFrame, max_iter: int = 50, tol: float = 1e-6, partitions: in
     than `tol` (L1) or after `max_iter` iterations. Three Spark jobs per
     iteration: the authority update, the hub update and the change."""
     edges = edges.select("hub", "auth").distinct().repartition(partitions, "hub").persist()
+    n_edges = edges.count()  # also materialises the cache every iteration reads
     h = edges.select("hub").distinct().withColumn("h", F.lit(1.0))
     a = a_prev = None
     change, it, converged = math.inf, 0, False
@@ -67,7 +69,7 @@ def hits(edges: DataFrame, max_iter: int = 50, tol: float = 1e-6, partitions: in
         spark = edges.sparkSession
         a = spark.createDataFrame([], "auth long, a double")
         h = spark.createDataFrame([], "hub long, h double")
-    return HitsResult(h, a, it, converged, change)
+    return HitsResult(h, a, it, converged, change, n_edges)
 
 
 def hits_reference(edges: list[tuple[int, int]], iterations: int) -> tuple[dict, dict]:
