@@ -105,6 +105,8 @@ class TopicWeb:
         self.authorities: dict[str, list[_Page]] = {t: [] for t in spec.topics}
         self.held_out: dict[str, list[_Page]] = {t: [] for t in spec.topics}
         self._plan()
+        self.titles = {p.url: p.title for p in self.pages}
+        self.titles.update((p.url, p.title) for pages in self.held_out.values() for p in pages)
 
     def _scale(self, topic: str, n: int) -> int:
         return n * (self.spec.query_scale if topic == self.spec.query_topic else 1)
@@ -164,14 +166,7 @@ class TopicWeb:
         return urls
 
     def _title_of(self, url: str) -> str:
-        for p in self.pages:
-            if p.url == url:
-                return p.title
-        for pages in self.held_out.values():
-            for p in pages:
-                if p.url == url:
-                    return p.title
-        return url
+        return self.titles.get(url, url)
 
     def _para(self, topic: str, mention: bool) -> str:
         rng = self.rng

@@ -64,15 +64,16 @@ def segment_page(pdf: pd.DataFrame, delta: float, node_bits: float = 1.0) -> pd.
     new = spread(h, seg)
     sizes = np.bincount(seg.leaf_frontier, minlength=len(seg.frontier))
     frontier = [str(seg.frontier[i]) for i in seg.leaf_frontier]
-    stats = np.zeros(len(pdf), dtype="int32")
-    pruned = stats.copy()
+    # the page's counts ride on its first leaf, so a sum over leaves is a sum over pages
+    expanded = np.zeros(len(pdf), dtype="int32")
+    pruned = expanded.copy()
     if len(pdf):
-        stats[0], pruned[0] = seg.expanded, seg.pruned
+        expanded[0], pruned[0] = seg.expanded, seg.pruned
     return pd.DataFrame({
         "page_key": pdf["page_key"].to_numpy(), "link_ordinal": pdf["link_ordinal"].to_numpy(dtype="int32"),
         "dst_page_key": pdf["dst_page_key"].to_numpy(), "h": new, "frontier": frontier,
         "frontier_h": new, "frontier_links": sizes[seg.leaf_frontier].astype("int32"),
-        "expanded": stats, "pruned": pruned,
+        "expanded": expanded, "pruned": pruned,
     })
 
 

@@ -275,6 +275,8 @@ def segment(leaf_paths: list[tuple], scores, delta: float, node_bits: float = 0.
             if total[v] > 0.0:
                 n_pos += 1
         if n_pos != 1:
+            # split_bits inlined (with node_bits): this loop runs per node per page per iteration;
+            # the brute-force test checks the two agree
             nu = count[u]
             mu = su / nu
             if mu < delta:
