@@ -11,6 +11,7 @@ from __future__ import annotations
 from pyspark.sql.types import (
     ArrayType,
     BooleanType,
+    FloatType,
     IntegerType,
     LongType,
     StringType,
@@ -23,7 +24,8 @@ RECORDS = "records"
 PAGES = "pages"
 LINKS = "links"
 PAGELETS = "pagelets"
-EXTRACT_TABLES = (RECORDS, PAGES, LINKS, PAGELETS)
+NODES = "nodes"  # the page-level model's DOM nodes (templatemine/pagelevel/features.py)
+EXTRACT_TABLES = (RECORDS, PAGES, LINKS, PAGELETS, NODES)
 
 
 def _struct(*fields: tuple) -> StructType:
@@ -49,6 +51,20 @@ PAGELET_FIELDS = _struct(
     ("n_tokens", IntegerType(), False),
     ("n_links", IntegerType(), False),  # <a href>/<area href> inside, any scheme
     ("shingle", LongType(), False),  # 64-bit MinHash super-shingle (html/shingles.py)
+)
+
+# one row per DOM node of the page-level model, nested in a capture: block-level
+# elements, pagelets and split elements holding text or links (pagelevel/features.py)
+NODE_FIELDS = _struct(
+    ("node", IntegerType(), False),  # preorder index within the page (0: <body>)
+    ("parent", IntegerType(), False),  # -1 for the root
+    ("depth", IntegerType(), False),
+    ("dom_label", StringType(), False),
+    ("pagelet_ordinal", IntegerType(), False),  # the pagelet holding the node (-1: above the pagelets)
+    ("own_pagelets", ArrayType(IntegerType(), containsNull=False), False),  # pagelets of its own text
+    ("text", StringType(), False),  # own text: not in any child node
+    ("n_tokens", IntegerType(), False),  # tokens in the subtree
+    ("features", ArrayType(FloatType(), containsNull=False), False),  # pagelevel.features.FEATURES order
 )
 
 _RECORD_COLUMNS = (
@@ -85,6 +101,7 @@ CAPTURES_SCHEMA = _struct(
     *_PAGE_COLUMNS,
     ("links", ArrayType(LINK_FIELDS, containsNull=False), True),
     ("pagelets", ArrayType(PAGELET_FIELDS, containsNull=False), True),
+    ("nodes", ArrayType(NODE_FIELDS, containsNull=False), True),
 )
 
 # page_key and fetch_time are set for pages and for non_2xx responses (a 404 tells a
@@ -107,4 +124,7 @@ LINKS_SCHEMA = _struct(("src_page_key", LongType(), False), *[(f.name, f.dataTyp
 
 PAGELETS_SCHEMA = _struct(("page_key", LongType(), False), *[(f.name, f.dataType, f.nullable) for f in PAGELET_FIELDS])
 
-TABLE_SCHEMAS = {RECORDS: RECORDS_SCHEMA, PAGES: PAGES_SCHEMA, LINKS: LINKS_SCHEMA, PAGELETS: PAGELETS_SCHEMA}
+NODES_SCHEMA = _struct(("page_key", LongType(), False), *[(f.name, f.dataType, f.nullable) for f in NODE_FIELDS])
+
+TABLE_SCHEMAS = {RECORDS: RECORDS_SCHEMA, PAGES: PAGES_SCHEMA, LINKS: LINKS_SCHEMA, PAGELETS: PAGELETS_SCHEMA,
+                 NODES: NODES_SCHEMA}

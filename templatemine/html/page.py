@@ -12,7 +12,7 @@ in step).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from selectolax.lexbor import LexborHTMLParser
@@ -20,6 +20,7 @@ from selectolax.lexbor import LexborHTMLParser
 from templatemine.html.pagelets import INVISIBLE_TAGS, LINK_SELECTOR, link_counts, partition, split_elements
 from templatemine.html.shingles import Shingler
 from templatemine.html.urls import LinkResolver, base_directory, registered_domain, resolve_link, url_host
+from templatemine.pagelevel.features import node_rows
 
 
 class LinkRow(NamedTuple):
@@ -49,6 +50,7 @@ class ParsedPage:
     links: list[LinkRow]
     pagelets: list[PageletRow]
     dup_signature: int | None  # page-level near-duplicate fingerprint (None: no text)
+    nodes: list = field(default_factory=list)  # pagelevel.features.DomNode rows (PageConfig.nodes)
 
 
 @dataclass(frozen=True)
@@ -71,6 +73,10 @@ class PageConfig:
     (J ~ 0.8) almost never do (0.8 ** 32 ~ 1e-3)."""
     strip_index: bool = True
     """Treat /dir/index.html and /dir/ as one URL."""
+    nodes: bool = True
+    """Emit the NODES table: DOM nodes with the page-level model's features
+    (pagelevel/features.py). About 4x the per-page parse cost on large news
+    pages; false for site-level-only runs (`run --pagelevel site`)."""
 
 
 class PageParser:
@@ -100,7 +106,8 @@ class PageParser:
         root_path = "/html/body" if root.tag == "body" else "/" + root.tag
         links = root.css(LINK_SELECTOR)
         count, parent_of = link_counts(root, links, cfg.k)
-        nodes = partition(root, root_path, count, split_elements(count, parent_of, cfg.k))
+        split = split_elements(count, parent_of, cfg.k)
+        nodes = partition(root, root_path, count, split)
 
         # each link -> the pagelet that holds it (nearest pagelet ancestor-or-self)
         pagelet_of_node = {p.node_id: p.ordinal for p in nodes if p.node_id is not None}
@@ -139,4 +146,5 @@ class PageParser:
         # page-level near-duplicate signature: Broder shingles of the whole text
         dup_signature = self.page_shingler.signature(token_hashes)
         text_length = sum(len(p.text) for p in nodes) + max(len(nodes) - 1, 0)
-        return ParsedPage(title, text_length, len(links), link_rows, pagelet_rows, dup_signature)
+        dom = node_rows(root, nodes, split) if cfg.nodes else []
+        return ParsedPage(title, text_length, len(links), link_rows, pagelet_rows, dup_signature, dom)

@@ -38,6 +38,7 @@ class PageletNode(NamedTuple):
     dom_label: str  # tag#id.class of the pagelet element ("#text" for a text run)
     text: str
     node_id: int | None  # Lexbor mem_id of the element (None for a text run)
+    parent_id: int | None = None  # a text run's split element (mem_id); None for elements
 
 
 def _label(node) -> str:
@@ -97,8 +98,9 @@ def partition(root, root_path: str, count: dict[int, int], split: set[int]) -> l
     stack: list = [(root, root_path)]
     while stack:
         node, path = stack.pop()
-        if isinstance(node, str):  # a run of text directly inside a split element
-            pagelets.append(PageletNode(len(pagelets), path, "#text", node, None))
+        if isinstance(node, tuple):  # a run of text directly inside a split element
+            text, parent_id = node
+            pagelets.append(PageletNode(len(pagelets), path, "#text", text, None, parent_id))
             continue
         node_id = node.mem_id
         if node_id not in split:  # Definition 2: a pagelet
@@ -117,7 +119,7 @@ def partition(root, root_path: str, count: dict[int, int], split: set[int]) -> l
                     run = []
                     if text:
                         n_runs += 1
-                        pending.append((text, f"{path}/text()[{n_runs}]"))
+                        pending.append(((text, node_id), f"{path}/text()[{n_runs}]"))
                 tag = child.tag
                 seen[tag] = n = seen.get(tag, 0) + 1
                 pending.append((child, f"{path}/{tag}[{n}]"))
@@ -127,7 +129,7 @@ def partition(root, root_path: str, count: dict[int, int], split: set[int]) -> l
             text = _clean(" ".join(run))
             if text:
                 n_runs += 1
-                pending.append((text, f"{path}/text()[{n_runs}]"))
+                pending.append(((text, node_id), f"{path}/text()[{n_runs}]"))
         pending.reverse()
         stack.extend(pending)
     return pagelets

@@ -53,6 +53,7 @@ class Capture:
     dup_signature: int | None = None
     links: list[LinkRow] = field(default_factory=list)
     pagelets: list[PageletRow] = field(default_factory=list)
+    nodes: list = field(default_factory=list)  # pagelevel.features.DomNode rows
 
 
 def parse_warc_date(value: str | None) -> datetime | None:
@@ -112,6 +113,7 @@ def extract_capture(raw: RawRecord, parser: PageParser) -> Capture:
         dup_signature=page.dup_signature,
         links=page.links,
         pagelets=page.pagelets,
+        nodes=page.nodes,
     )
 
 

@@ -39,6 +39,9 @@ from templatemine.warc.reader import RawRecord, iter_records
 
 
 # ---------------------------------------------------------------- Python tasks
+_NESTED = ("links", "pagelets", "nodes")
+
+
 class _CaptureBatch:
     """Columnar accumulation of captures into one Arrow RecordBatch."""
 
@@ -47,17 +50,20 @@ class _CaptureBatch:
 
         self.pa = pa
         self.schema = arrow_schema
-        self.top = [f.name for f in arrow_schema if f.name not in ("links", "pagelets")]
+        self.top = [f.name for f in arrow_schema if f.name not in _NESTED]
         self.link_fields = list(S.LINK_FIELDS.names)
         self.pagelet_fields = list(S.PAGELET_FIELDS.names)
+        self.node_fields = list(S.NODE_FIELDS.names)
         self.reset()
 
     def reset(self):
         self.columns = {name: [] for name in self.top}
         self.links = [[] for _ in self.link_fields]
         self.pagelets = [[] for _ in self.pagelet_fields]
+        self.nodes = [[] for _ in self.node_fields]
         self.link_offsets = [0]
         self.pagelet_offsets = [0]
+        self.node_offsets = [0]
         self.size = 0
 
     def add(self, c: Capture) -> None:
@@ -74,7 +80,8 @@ class _CaptureBatch:
         for name in self.top:
             self.columns[name].append(values[name])
         for rows, cols, offsets in ((c.links, self.links, self.link_offsets),
-                                    (c.pagelets, self.pagelets, self.pagelet_offsets)):
+                                    (c.pagelets, self.pagelets, self.pagelet_offsets),
+                                    (c.nodes, self.nodes, self.node_offsets)):
             if rows:
                 for col, values_ in zip(cols, zip(*rows)):
                     col.extend(values_)
@@ -97,6 +104,8 @@ class _CaptureBatch:
                 arrays.append(self._nested("links", self.links, self.link_offsets))
             elif field.name == "pagelets":
                 arrays.append(self._nested("pagelets", self.pagelets, self.pagelet_offsets))
+            elif field.name == "nodes":
+                arrays.append(self._nested("nodes", self.nodes, self.node_offsets))
             else:
                 arrays.append(pa.array(self.columns[field.name], type=field.type))
         batch = pa.RecordBatch.from_arrays(arrays, schema=self.schema)
@@ -204,6 +213,12 @@ def pagelets_table(captures: DataFrame) -> DataFrame:
     )
 
 
+def nodes_table(captures: DataFrame) -> DataFrame:
+    return captures.where(F.col("outcome") == PAGE).select("page_key", F.inline("nodes")).select(
+        *S.NODES_SCHEMA.names
+    )
+
+
 # ---------------------------------------------------------------- the stage
 def _versions() -> dict:
     out = {"python": platform.python_version()}
@@ -247,7 +262,7 @@ def _extract_into(spark, files, output: RunOutput, config: ExtractConfig, progre
     timings["read_parse_s"] = round(time.time() - t, 3)
 
     t = time.time()
-    progress("[2/3] writing tables: newest capture per URL, duplicates, links, pagelets")
+    progress("[2/3] writing tables: newest capture per URL, duplicates, links, pagelets, nodes")
     captures = newest_captures(spark.read.schema(S.CAPTURES_SCHEMA).parquet(output.staged("captures")))
     records_table(captures).write.mode("overwrite").parquet(output.staged(S.RECORDS))
     # the nested captures are not shuffled: only the (usually few) superseded
@@ -259,6 +274,7 @@ def _extract_into(spark, files, output: RunOutput, config: ExtractConfig, progre
     pages_table(winners).write.mode("overwrite").parquet(output.staged(S.PAGES))
     links_table(winners).write.mode("overwrite").parquet(output.staged(S.LINKS))
     pagelets_table(winners).write.mode("overwrite").parquet(output.staged(S.PAGELETS))
+    nodes_table(winners).write.mode("overwrite").parquet(output.staged(S.NODES))
     timings["tables_s"] = round(time.time() - t, 3)
 
     t = time.time()
