@@ -119,6 +119,47 @@ class CleanConfig:
 
 
 @dataclass(frozen=True)
+class PageLevelConfig:
+    """Page-level template detection (templatemine/pagelevel/): which pages are
+    judged by the model, the model, and how its scores become decisions."""
+
+    mode: str = "auto"
+    """site: the site-level detection only (detect's templates); page: the
+    model only, every page on its own; hybrid: site-level templates removed
+    first, then the model on what remains; auto: per site, hybrid when the run
+    holds at least `min_site_pages` pages of the site, page otherwise."""
+    min_site_pages: int = 10
+    """auto: fewer pages than this in the run and a site is judged page by page
+    (site-level detection needs a template on several linked pages)."""
+    model: str = ""
+    """A model directory (`templatemine train`'s output, or one of its versions);
+    "" is the model shipped in the package (pagelevel/default_model.json)."""
+    smoothing: float = 0.5
+    """c of the regularised isotonic regression: the cost of one more section."""
+    smooth: bool = True
+    """False: the raw classifier, each node on its own (no monotonicity)."""
+    grid: float = 0.05
+    """Scores rounded to this grid before smoothing (at most 1/grid + 1 values: the DP's k)."""
+    threshold: float = 0.5
+    """A node is template when its smoothed templateness is at least this."""
+    pu: bool = True
+    """Correct the site-level labels' false negatives (Elkan & Noto; pagelevel/model.py)."""
+    bands: str = "0,5,50"
+    """train: subtree-token lower bounds of the size bands, one classifier each."""
+    reg_param: float = 0.01
+    """train: L2 regularisation of the logistic regressions."""
+    holdout: float = 0.2
+    """train: share of labelled nodes held out (by page) to estimate k and report accuracy."""
+    seed: int = 7
+    """train: seed of the hold-out split."""
+
+    def scoring(self):
+        from templatemine.pagelevel.model import Scoring
+
+        return Scoring(self.smoothing, self.smooth, self.grid, self.threshold, self.pu)
+
+
+@dataclass(frozen=True)
 class DistillConfig:
     """Link analysis over a run's tables (templatemine/graph/): `distill`,
     `related` and `priority`."""
@@ -154,6 +195,7 @@ class Config:
     detect: DetectConfig = DetectConfig()
     clean: CleanConfig = CleanConfig()
     distill: DistillConfig = DistillConfig()
+    pagelevel: PageLevelConfig = PageLevelConfig()
     spark: dict = field(default_factory=dict)
     """Spark conf applied when templatemine builds the session."""
 
@@ -174,7 +216,7 @@ CLUSTER = Config(spark={"spark.sql.shuffle.partitions": "2000"})
 PRESETS = {"local": LOCAL, "test": TEST, "cluster": CLUSTER}
 
 
-_SECTIONS = ("extract", "detect", "clean", "distill")
+_SECTIONS = ("extract", "detect", "clean", "distill", "pagelevel")
 
 
 def _coerce(value, target_type):
@@ -201,8 +243,8 @@ def _apply(section, values: dict, where: str):
 
 
 def load_config(preset: str = "local", path: str | None = None, overrides: list[str] = ()) -> Config:
-    """A preset, then a TOML file's `[extract]`, `[detect]`, `[clean]`, `[distill]`
-    and `[spark]` tables, then `section.field=value` overrides (e.g. `extract.k=4`)."""
+    """A preset, then a TOML file's `[extract]`, `[detect]`, `[clean]`, `[distill]`,
+    `[pagelevel]` and `[spark]` tables, then `section.field=value` overrides (e.g. `extract.k=4`)."""
     if preset not in PRESETS:
         raise ValueError(f"unknown preset {preset!r} (known: {', '.join(PRESETS)})")
     config = PRESETS[preset]

@@ -154,8 +154,22 @@ def run_clean(spark: SparkSession, out: str, progress: Callable[[str], None] = p
                 "page_key", "url", "site", F.coalesce("node_text", "clean_text").alias("clean_text"),
                 F.coalesce("node_fraction", "template_token_fraction").alias("template_token_fraction"),
                 "n_template_pagelets")
+        judged = _page_level(spark, output, out, detected, progress)
+        removed = members
+        if judged is not None:  # pages judged by the model: their text and template pagelets from there
+            cleaned = cleaned.join(judged.select(
+                "page_key", "mode", F.col("clean_text").alias("page_text"),
+                (F.col("template_tokens") / F.when(F.col("tokens") > 0, F.col("tokens"))).alias("page_fraction"),
+                F.size("template_pagelets").alias("page_template_pagelets")), "page_key", "left").select(
+                "page_key", "url", "site", F.coalesce("page_text", "clean_text").alias("clean_text"),
+                F.coalesce("page_fraction", "template_token_fraction").alias("template_token_fraction"),
+                F.coalesce("page_template_pagelets", "n_template_pagelets").alias("n_template_pagelets"),
+                F.coalesce("mode", F.lit("site")).alias("mode"))
+            page_members = judged.select("page_key", F.explode("template_pagelets").alias("ordinal"))
+            removed = members.select("page_key", "ordinal").join(judged.select("page_key"), "page_key", "left_anti") \
+                .unionByName(page_members)
         cleaned.write.mode("overwrite").parquet(output.staged(CLEAN_PAGES))
-        clean_links(links, members).write.mode("overwrite").parquet(output.staged(CLEAN_LINKS))
+        clean_links(links, removed).write.mode("overwrite").parquet(output.staged(CLEAN_LINKS))
         cp = spark.read.parquet(output.staged(CLEAN_PAGES))
         stats = cp.agg(F.count("*").alias("pages"), F.avg("template_token_fraction").alias("mean_template_fraction"),
                        F.sum("n_template_pagelets").alias("template_pagelets_removed")).first().asDict()
@@ -177,6 +191,21 @@ def run_clean(spark: SparkSession, out: str, progress: Callable[[str], None] = p
     if not wet:
         output.remove(WET)  # an earlier run's WET files would not match this clean_pages
     return manifest
+
+
+def _page_level(spark, output: RunOutput, out: str, detected: dict, progress):
+    """OUT/page_templateness when the page-level stage ran after this detect
+    (pagelevel.json names detect's run); None otherwise."""
+    from templatemine.pagelevel.stage import PAGE_TEMPLATENESS
+
+    judged = json.loads(output.read_text(output.final("pagelevel.json")) or "{}")
+    if not judged:
+        return None
+    if detected and judged.get("detect_run_id") != detected.get("run_id"):
+        progress("clean: page_templateness is from before the last detect; using site-level templates only")
+        return None
+    progress(f"clean: {judged['rows'][PAGE_TEMPLATENESS]} pages judged by the page-level model ({judged['model']})")
+    return _read(spark, out, PAGE_TEMPLATENESS)
 
 
 def _write_wet(clean, pages, out_dir: str, n_pages: int, config: CleanConfig) -> dict:

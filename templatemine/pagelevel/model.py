@@ -1,0 +1,204 @@
+"""The templateness model as plain numbers, and a page scored with it (pure
+Python + numpy, no pyspark).
+
+Chakrabarti, Kumar & Punera ("Learning the templateness classifier" slide):
+logistic regression, "a simple classifier, avoids fitting noise in the data";
+templateness = probability of the template class; "separate classifiers
+learned for nodes of different sizes". Training is a Spark MLlib job
+(pagelevel/train.py); what it saves beside MLlib's own model directories is
+`model.json`, the bands' coefficients, so that a page can be scored anywhere (a
+Spark task, a crawler process) with one dot product per node and no JVM. A unit
+test holds the two equal.
+
+Label bias ("Labeled data has a bias: some template DOM nodes labeled as
+non-templates; false negatives are noise"): site-level labels mark a node
+template only when its block recurs across the site, so per-page boilerplate
+(share bars, "related stories", comments) is labelled content. The template
+labels are trusted and the content labels are treated as unlabelled: Elkan &
+Noto's positive-unlabelled correction ("Learning classifiers from only positive
+and unlabeled data", KDD 2008, Lemma 1): if labelled templates are a random
+sample of all templates, p(template | x) = p(labelled | x) / k with k =
+p(labelled | template), estimated as the mean classifier output over held-out
+labelled templates. `pu_k` holds k per band (1.0: no correction).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from templatemine.pagelevel.features import FEATURES
+from templatemine.pagelevel.isotonic import smooth
+
+MODEL_JSON = "model.json"
+LATEST = "LATEST"  # in a model root: the name of the newest version directory
+FORMAT = 1
+DEFAULT_MODEL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "default_model.json")
+
+
+@dataclass(frozen=True)
+class PageModel:
+    """Per size band (subtree tokens in [lower, next lower)): coefficients on the
+    raw features (MLlib reports them unscaled) and an intercept."""
+
+    version: str
+    features: tuple[str, ...]
+    band_lower: tuple[int, ...]  # ascending, first 0
+    coefficients: tuple[tuple[float, ...], ...]
+    intercepts: tuple[float, ...]
+    pu_k: tuple[float, ...]  # Elkan-Noto k per band (1.0: uncorrected)
+    trained_on: dict = field(default_factory=dict)  # provenance: outputs, rows, labels, timings
+
+    def check(self) -> None:
+        if tuple(self.features) != FEATURES:
+            missing = sorted(set(FEATURES) ^ set(self.features))
+            raise ValueError(f"model {self.version} was trained on other features (differ: {missing[:8]}); "
+                             "retrain it with `templatemine train`")
+        n = len(self.band_lower)
+        if not (len(self.coefficients) == len(self.intercepts) == len(self.pu_k) == n) or self.band_lower[0] != 0:
+            raise ValueError(f"model {self.version}: inconsistent bands")
+
+    def bands(self, n_tokens: np.ndarray) -> np.ndarray:
+        return np.searchsorted(np.asarray(self.band_lower), n_tokens, side="right") - 1
+
+    def probability(self, features: np.ndarray, n_tokens: np.ndarray) -> np.ndarray:
+        """p(labelled template | x): the logistic regression of each node's band."""
+        w = np.asarray(self.coefficients, dtype=np.float64)
+        b = np.asarray(self.intercepts, dtype=np.float64)
+        band = self.bands(np.asarray(n_tokens))
+        z = np.einsum("ij,ij->i", features, w[band]) + b[band]
+        return 1.0 / (1.0 + np.exp(-z))
+
+    def templateness(self, features: np.ndarray, n_tokens: np.ndarray, pu: bool = True) -> np.ndarray:
+        p = self.probability(features, n_tokens)
+        if pu:
+            p = np.minimum(p / np.asarray(self.pu_k)[self.bands(np.asarray(n_tokens))], 1.0)
+        return p
+
+    def save(self, directory: str) -> str:
+        os.makedirs(directory, exist_ok=True)
+        path = os.path.join(directory, MODEL_JSON)
+        tmp = path + ".tmp"
+        with open(tmp, "w", encoding="utf-8") as fh:
+            json.dump({"format": FORMAT, **asdict(self)}, fh, indent=1)
+        os.replace(tmp, path)
+        return path
+
+    @classmethod
+    def load(cls, directory: str) -> "PageModel":
+        path = directory if directory.endswith(".json") else os.path.join(directory, MODEL_JSON)
+        try:
+            with open(path, encoding="utf-8") as fh:
+                raw = json.load(fh)
+        except FileNotFoundError:
+            raise ValueError(f"no page-level model at {path} (train one with `templatemine train`)") from None
+        if raw.pop("format", None) != FORMAT:
+            raise ValueError(f"{path}: not a format-{FORMAT} page-level model")
+        model = cls(raw["version"], tuple(raw["features"]), tuple(raw["band_lower"]),
+                    tuple(tuple(c) for c in raw["coefficients"]), tuple(raw["intercepts"]), tuple(raw["pu_k"]),
+                    raw.get("trained_on", {}))
+        model.check()
+        return model
+
+
+def load_model(path: str = "") -> PageModel:
+    """The model at PATH: a model root (its LATEST version), a version directory,
+    or a model.json; "" is the model shipped with the package."""
+    if not path:
+        return PageModel.load(DEFAULT_MODEL)
+    latest = os.path.join(path, LATEST)
+    if os.path.exists(latest) and not os.path.exists(os.path.join(path, MODEL_JSON)):
+        with open(latest, encoding="utf-8") as fh:
+            path = os.path.join(path, fh.read().strip())
+    return PageModel.load(path)
+
+
+@dataclass(frozen=True)
+class Scoring:
+    """How a page is judged from its node scores (config `[pagelevel]`)."""
+
+    smoothing: float = 0.5  # c of the regularised isotonic regression (0 still enforces monotonicity)
+    smooth: bool = True  # False: the raw classifier, each node alone
+    grid: float = 0.05  # scores rounded to this grid before smoothing (k <= 1/grid + 1 values)
+    threshold: float = 0.5  # a node is template when its (smoothed) templateness is at least this
+    pu: bool = True  # Elkan-Noto correction of the label bias
+
+
+@dataclass
+class PageResult:
+    x: np.ndarray  # raw templateness per node
+    y: np.ndarray  # smoothed (x itself when not smoothing)
+    template: np.ndarray  # bool per node: the node (its whole subtree) is template
+    text_template: np.ndarray  # bool per node: its own text is removed
+    n_sections: int
+    clean_text: str
+    template_tokens: int
+    tokens: int
+
+
+def judge_page(parent, features, n_tokens, texts, model: PageModel, scoring: Scoring = Scoring(),
+               forced=None, forced_text=None) -> PageResult:
+    """Score a page's nodes, smooth over the tree, and keep the own text of the
+    nodes below the threshold. Hybrid mode: `forced` (bool per node) marks the
+    nodes whose whole subtree the site-level run found to be template, and
+    `forced_text` those whose own text it did; both go whatever the model says."""
+    f = np.asarray(features, dtype=np.float64).reshape(len(texts), len(model.features))
+    tok = np.asarray(n_tokens, dtype=np.int64)
+    x = model.templateness(f, tok, scoring.pu)
+    if forced is not None:
+        x = np.where(forced, 1.0, x)
+    n = len(texts)
+    if scoring.smooth and n:
+        # the own text of a node with children is a leaf of its own (a DOM text
+        # node), scored like its element: the element is template only if all its
+        # children are, yet its own words can be template under a content child
+        p = np.asarray(parent, dtype=np.int64)
+        has_children = np.zeros(n, dtype=bool)
+        has_children[p[p >= 0]] = True
+        split = np.flatnonzero(has_children & np.array([bool(t) for t in texts]))
+        xt = np.concatenate([x, x[split]])
+        xr = np.round(xt / scoring.grid) * scoring.grid if scoring.grid > 0 else xt
+        s = smooth(np.concatenate([p, split]), xr, scoring.smoothing)
+        y, n_sections = np.asarray(s.y[:n]), s.n_sections
+        text_y = y.copy()
+        text_y[split] = s.y[n:]
+    else:
+        y = text_y = x
+        n_sections = n
+    template = y >= scoring.threshold
+    text_template = text_y >= scoring.threshold
+    if forced is not None:
+        template = template | forced
+        text_template = text_template | forced
+    if forced_text is not None:
+        text_template = text_template | forced_text
+    kept, total, removed = [], 0, 0
+    for t, text in zip(text_template.tolist(), texts):
+        if text:
+            n = len(text.split())
+            total += n
+            if t:
+                removed += n
+            else:
+                kept.append(text)
+    return PageResult(x, y, template, text_template, n_sections, " ".join(kept), removed, total)
+
+
+def subtree_labels(parent, own_label) -> np.ndarray:
+    """Site-level labels of nodes (1 template, 0 content, -1 unlabelled) from the
+    labels of their own text: Chakrabarti et al.'s monotonicity ("a DOM node is a
+    template if and only if all its children are templates"), so a node is
+    template iff every labelled own text in its subtree is, content iff any is
+    content. `parent[i] < i` (preorder)."""
+    lab = np.asarray(own_label, dtype=np.int64).copy()
+    any_content = lab == 0
+    any_template = lab == 1
+    p = np.asarray(parent, dtype=np.int64)
+    for i in range(len(lab) - 1, 0, -1):
+        q = p[i]
+        any_content[q] |= any_content[i]
+        any_template[q] |= any_template[i]
+    return np.where(any_content, 0, np.where(any_template, 1, -1))

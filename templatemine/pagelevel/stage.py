@@ -1,0 +1,169 @@
+"""Spark stage: judge pages with the templateness model (after detect, before clean).
+
+    OUT/nodes (+ OUT/template_pagelets in hybrid mode)
+      -> page_modes          (per page: page or hybrid, by the documented rule)
+      -> judged_pages        (one pandas group per page: model, isotonic smoothing, kept text)
+      -> OUT/page_templateness   (manifest pagelevel.json)
+
+`page_templateness` has one row per judged page: its mode, clean text, the
+tokens removed, the number of sections, and per node (aligned with
+`nodes.node`) the raw templateness x, the smoothed y and the decision, so that
+why a page lost text can be read node by node. `clean` takes these pages' text
+from here and the other pages' from the site-level templates.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+from pyspark.sql.types import (ArrayType, BooleanType, FloatType, IntegerType, LongType, StringType, StructField,
+                               StructType)
+
+from templatemine.config import PageLevelConfig
+from templatemine.pagelevel.model import PageModel, Scoring, judge_page, load_model, subtree_labels
+from templatemine.tables.output import RunOutput, new_run_id
+
+PAGE_TEMPLATENESS = "page_templateness"
+SITE, PAGE, HYBRID, AUTO = "site", "page", "hybrid", "auto"
+MODES = (SITE, PAGE, HYBRID, AUTO)
+
+JUDGED_SCHEMA = StructType([
+    StructField("page_key", LongType(), False),
+    StructField("mode", StringType(), False),  # page | hybrid
+    StructField("clean_text", StringType(), False),
+    StructField("tokens", IntegerType(), False),
+    StructField("template_tokens", IntegerType(), False),
+    StructField("site_template_tokens", IntegerType(), False),  # of template_tokens: removed by the site-level run
+    StructField("n_sections", IntegerType(), False),
+    StructField("template_pagelets", ArrayType(IntegerType(), False), False),  # all of whose nodes are template
+    StructField("x", ArrayType(FloatType(), False), False),  # raw templateness per node
+    StructField("y", ArrayType(FloatType(), False), False),  # smoothed
+    StructField("template", ArrayType(BooleanType(), False), False),  # the node's own text was removed
+])
+
+
+def page_modes(pages: DataFrame, config: PageLevelConfig) -> DataFrame:
+    """(page_key, site, mode): the rule of `PageLevelConfig.mode`; in auto, a
+    site with at least `min_site_pages` pages in the run is hybrid."""
+    if config.mode in (PAGE, HYBRID):
+        return pages.select("page_key", "site", F.lit(config.mode).alias("mode"))
+    if config.mode != AUTO:
+        raise ValueError(f"pagelevel.mode {config.mode!r} judges no page (one of {', '.join(MODES)})")
+    per_site = pages.groupBy("site").agg(F.count("*").alias("site_pages"))
+    return pages.select("page_key", "site").join(per_site, "site", "left").select(
+        "page_key", "site",
+        F.when(F.col("site_pages") >= config.min_site_pages, F.lit(HYBRID)).otherwise(F.lit(PAGE)).alias("mode"))
+
+
+def _judge_group(model: PageModel, scoring: Scoring):
+    n_features = len(model.features)
+
+    def judge(pdf: pd.DataFrame) -> pd.DataFrame:
+        pdf = pdf.sort_values("node")
+        n = len(pdf)
+        mode = pdf["mode"].iat[0]
+        features = np.concatenate(pdf["features"].to_numpy()).reshape(n, n_features) if n else np.zeros((0, n_features))
+        texts = pdf["text"].tolist()
+        parent = pdf["parent"].to_numpy()
+        forced = own_site = None
+        site_tokens = 0
+        if mode == HYBRID:
+            own = pdf["own_label"].to_numpy()
+            forced, own_site = subtree_labels(parent, own) == 1, own == 1
+            site_tokens = sum(len(t.split()) for t, s in zip(texts, own_site) if s and t)
+        r = judge_page(parent, features, pdf["n_tokens"].to_numpy(), texts, model, scoring, forced, own_site)
+        # a pagelet is page-template when every node of it with own text lost it
+        ordinals = pdf["pagelet_ordinal"].to_numpy()
+        has_text = np.array([bool(t) for t in texts], dtype=bool)
+        rows = (ordinals >= 0) & has_text
+        held = pd.Series(r.text_template[rows]).groupby(ordinals[rows]).all()
+        return pd.DataFrame({
+            "page_key": [int(pdf["page_key"].iat[0])], "mode": [mode], "clean_text": [r.clean_text],
+            "tokens": [r.tokens], "template_tokens": [r.template_tokens], "site_template_tokens": [site_tokens],
+            "n_sections": [r.n_sections], "template_pagelets": [[int(o) for o in held.index[held.to_numpy()]]],
+            "x": [r.x.astype(np.float32)], "y": [np.asarray(r.y, dtype=np.float32)], "template": [r.text_template],
+        })
+
+    return judge
+
+
+def judged_pages(nodes: DataFrame, modes: DataFrame, template_pagelets: DataFrame | None, model: PageModel,
+                 scoring: Scoring) -> DataFrame:
+    """One row per page of `modes` (JUDGED_SCHEMA), each page judged in one pandas group."""
+    from templatemine.pagelevel.train import own_text_labels
+
+    if template_pagelets is not None:
+        own = own_text_labels(nodes, template_pagelets).select("page_key", "node", "own_label")
+    else:
+        own = nodes.select("page_key", "node", F.lit(-1).alias("own_label"))
+    rows = nodes.join(modes.select("page_key", "mode"), "page_key").join(own, ["page_key", "node"]).select(
+        "page_key", "mode", "node", "parent", "pagelet_ordinal", "text", "n_tokens", "features", "own_label")
+    return rows.groupBy("page_key").applyInPandas(_judge_group(model, scoring), JUDGED_SCHEMA)
+
+
+def _exists(spark: SparkSession, path: str) -> bool:
+    jvm = spark.sparkContext._jvm
+    p = jvm.org.apache.hadoop.fs.Path(path)
+    return p.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration()).exists(p)
+
+
+def run_pagelevel(spark: SparkSession, out: str, config: PageLevelConfig = PageLevelConfig(),
+                  progress: Callable[[str], None] = print) -> dict | None:
+    """Write OUT/page_templateness (atomically) and return the manifest; None
+    (and an earlier run's table removed) when mode is site."""
+    started = time.time()
+    out = out.rstrip("/")
+    output = RunOutput(spark, out, new_run_id())
+    if config.mode == SITE:
+        output.remove("pagelevel.json")
+        output.remove(PAGE_TEMPLATENESS)
+        return None
+    if not _exists(spark, f"{out}/nodes"):
+        raise ValueError(f"{out}: no nodes table; extract with extract.nodes=true for page-level detection "
+                         "(or run with pagelevel.mode=site)")
+    model = load_model(config.model)
+    scoring = config.scoring()
+    pages = spark.read.parquet(f"{out}/pages")
+    members = spark.read.parquet(f"{out}/template_pagelets") if _exists(spark, f"{out}/template_pagelets") else None
+    modes = page_modes(pages, config)
+    if members is None:
+        modes = modes.withColumn("mode", F.lit(PAGE))  # no site-level run: every page on its own
+    progress(f"pagelevel: model {model.version}, mode {config.mode}, smoothing c={config.smoothing}"
+             f"{'' if config.smooth else ' (off)'}, threshold {config.threshold}")
+    try:
+        judged_pages(spark.read.parquet(f"{out}/nodes"), modes, members, model, scoring).write.mode(
+            "overwrite").parquet(output.staged(PAGE_TEMPLATENESS))
+        written = spark.read.parquet(output.staged(PAGE_TEMPLATENESS))
+        by_mode = {r["mode"]: r.asDict() for r in written.groupBy("mode").agg(
+            F.count("*").alias("pages"), F.sum("tokens").alias("tokens"),
+            F.sum("template_tokens").alias("template_tokens"),
+            F.sum("site_template_tokens").alias("site_template_tokens"),
+            F.avg("n_sections").alias("mean_sections")).collect()}
+    except BaseException:
+        output.cleanup()
+        raise
+    for m in by_mode.values():
+        m.pop("mode")
+        m["mean_sections"] = round(m["mean_sections"] or 0.0, 2)
+    detected = json.loads(output.read_text(output.final("detect.json")) or "{}")
+    manifest = {"stage": "pagelevel", "run_id": output.run_id, "out": out, "model": model.version,
+                "detect_run_id": detected.get("run_id"),
+                "config": asdict(config), "modes": by_mode,
+                "rows": {PAGE_TEMPLATENESS: sum(m["pages"] for m in by_mode.values())},
+                "timings": {"total_s": round(time.time() - started, 3)}}
+    output.commit([PAGE_TEMPLATENESS], "pagelevel.json", manifest)
+    for mode, m in sorted(by_mode.items()):
+        share = (m["template_tokens"] or 0) / max(m["tokens"] or 0, 1)
+        progress(f"pagelevel: {m['pages']} {mode} pages, {share:.1%} of their tokens template, "
+                 f"{m['mean_sections']} sections per page")
+    return manifest
+
+
+

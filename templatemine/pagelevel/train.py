@@ -1,0 +1,154 @@
+"""Spark: site-level labels on NODES, and the templateness classifiers trained
+on them with MLlib (Chakrabarti, Kumar & Punera, "Automatically labeling data"
+and "Learning the templateness classifier" slides).
+
+    OUT/nodes + OUT/template_pagelets (one or more site-level runs)
+      -> node_labels        (label per node: template iff all its own text is, below it too)
+      -> train_page_model   (one LogisticRegression per size band, MLlib)
+      -> MODEL/<version>/{model.json, band-<i>/}  (MLlib's own format + the plain coefficients)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+import pandas as pd
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+from pyspark.sql.types import IntegerType, LongType, StructField, StructType
+
+from templatemine.config import PageLevelConfig
+from templatemine.pagelevel.features import FEATURES
+from templatemine.pagelevel.model import LATEST, PageModel, subtree_labels
+
+_LABEL_SCHEMA = StructType([StructField("page_key", LongType(), False), StructField("node", IntegerType(), False),
+                            StructField("label", IntegerType(), False)])
+
+
+def own_text_labels(nodes: DataFrame, template_pagelets: DataFrame) -> DataFrame:
+    """own_label per node: 1 when every pagelet of its own text is a template
+    pagelet, 0 when one is not, -1 when it has no own text."""
+    members = template_pagelets.groupBy("page_key").agg(F.collect_set("ordinal").alias("template_ordinals"))
+    return nodes.select("page_key", "node", "parent", "own_pagelets").join(members, "page_key", "left").select(
+        "page_key", "node", "parent",
+        F.when(F.size("own_pagelets") == 0, F.lit(-1)).when(
+            F.forall("own_pagelets", lambda o: F.coalesce(F.array_contains("template_ordinals", o), F.lit(False))),
+            F.lit(1)).otherwise(F.lit(0)).alias("own_label"))
+
+
+def _subtree(pdf: pd.DataFrame) -> pd.DataFrame:
+    pdf = pdf.sort_values("node")
+    return pd.DataFrame({"page_key": pdf["page_key"].to_numpy(), "node": pdf["node"].to_numpy(),
+                         "label": subtree_labels(pdf["parent"].to_numpy(), pdf["own_label"].to_numpy())})
+
+
+def node_labels(nodes: DataFrame, template_pagelets: DataFrame) -> DataFrame:
+    """(page_key, node, label): the site-level label of every node's subtree
+    (model.subtree_labels), one pandas group per page."""
+    return own_text_labels(nodes, template_pagelets).groupBy("page_key").applyInPandas(_subtree, _LABEL_SCHEMA)
+
+
+def labelled_nodes(spark: SparkSession, outs: list[str]) -> DataFrame:
+    """Nodes with features and a 0/1 label, from site-level runs' outputs."""
+    frames = []
+    for out in outs:
+        out = out.rstrip("/")
+        for name in ("nodes", "template_pagelets"):
+            if not _exists(spark, f"{out}/{name}"):
+                raise ValueError(f"{out}: no {name} table (run `templatemine run` there with the nodes on first)")
+        nodes = spark.read.parquet(f"{out}/nodes")
+        labels = node_labels(nodes, spark.read.parquet(f"{out}/template_pagelets"))
+        frames.append(nodes.select("page_key", "node", "n_tokens", "features").join(labels, ["page_key", "node"])
+                      .where(F.col("label") >= 0))
+    data = frames[0]
+    for f in frames[1:]:
+        data = data.unionByName(f)
+    return data
+
+
+def _exists(spark: SparkSession, path: str) -> bool:
+    jvm = spark.sparkContext._jvm
+    p = jvm.org.apache.hadoop.fs.Path(path)
+    return p.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration()).exists(p)
+
+
+def band_lowers(config: PageLevelConfig) -> tuple[int, ...]:
+    lowers = tuple(int(b) for b in config.bands.split(","))
+    if not lowers or lowers[0] != 0 or list(lowers) != sorted(set(lowers)):
+        raise ValueError(f"pagelevel.bands must be ascending and start at 0, got {config.bands!r}")
+    return lowers
+
+
+def train_page_model(spark: SparkSession, outs: list[str], model_root: str, config: PageLevelConfig = PageLevelConfig(),
+                     progress=print) -> dict:
+    """Train, save MODEL_ROOT/<version>/ and point MODEL_ROOT/LATEST at it; the
+    training summary (also in model.json's trained_on)."""
+    from pyspark.ml.classification import LogisticRegression
+    from pyspark.ml.functions import array_to_vector, vector_to_array
+
+    started = time.time()
+    lowers = band_lowers(config)
+    data = labelled_nodes(spark, outs).withColumn("fv", array_to_vector("features")).withColumn(
+        "band", F.lit(0))
+    for i, lower in enumerate(lowers[1:], start=1):
+        data = data.withColumn("band", F.when(F.col("n_tokens") >= lower, F.lit(i)).otherwise(F.col("band")))
+    # hold out whole pages: nodes of one page are not independent
+    data = data.withColumn("held", (F.abs(F.xxhash64("page_key", F.lit(config.seed))) % 1000) < config.holdout * 1000)
+    data = data.withColumn("label", F.col("label").cast("double")).persist()
+    version = _version(outs, config)
+    target = os.path.join(model_root, version)
+    bands = []
+    coefficients, intercepts, ks = [], [], []
+    for i, lower in enumerate(lowers):
+        part = data.where(F.col("band") == i)
+        train, held = part.where(~F.col("held")), part.where(F.col("held"))
+        counts = {(r["held"], int(r["label"])): r["n"] for r in
+                  part.groupBy("held", "label").agg(F.count("*").alias("n")).collect()}
+        n_train = [counts.get((False, 0), 0), counts.get((False, 1), 0)]
+        if min(n_train) == 0:
+            raise ValueError(f"band {i} (>= {lower} tokens): {n_train[0]} content and {n_train[1]} template nodes "
+                             "to train on; need both (more site-level output, or other pagelevel.bands)")
+        lr = LogisticRegression(featuresCol="fv", labelCol="label", regParam=config.reg_param, elasticNetParam=0.0,
+                                maxIter=200, standardization=True, family="binomial")
+        fitted = lr.fit(train)
+        fitted.write().overwrite().save(os.path.join(target, f"band-{i}"))
+        scored = fitted.transform(held).select("label", vector_to_array("probability")[1].alias("p"))
+        stats = scored.agg(
+            F.avg(F.when(F.col("label") == 1, F.col("p"))).alias("k"),
+            F.avg(((F.col("p") >= 0.5).cast("double") == F.col("label")).cast("double")).alias("accuracy"),
+            F.count("*").alias("n")).first()
+        k = float(stats["k"]) if stats["k"] is not None else 1.0
+        coefficients.append(tuple(float(c) for c in fitted.coefficients.toArray()))
+        intercepts.append(float(fitted.intercept))
+        ks.append(k)
+        bands.append({"lower": lower, "train_content": n_train[0], "train_template": n_train[1],
+                      "held_out": stats["n"], "held_out_accuracy": round(stats["accuracy"] or 0.0, 4),
+                      "pu_k": round(k, 4), "iterations": fitted.summary.totalIterations})
+        progress(f"train: band >= {lower} tokens: {n_train[0]} content / {n_train[1]} template nodes, "
+                 f"held-out accuracy {bands[-1]['held_out_accuracy']:.3f}, k = {k:.3f}")
+    data.unpersist()
+    trained_on = {"outputs": [os.path.abspath(o) if "://" not in o else o for o in outs], "bands": bands,
+                  "config": {"bands": config.bands, "reg_param": config.reg_param, "holdout": config.holdout,
+                             "seed": config.seed},
+                  "trained_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                  "seconds": round(time.time() - started, 1)}
+    model = PageModel(version, FEATURES, lowers, tuple(coefficients), tuple(intercepts), tuple(ks), trained_on)
+    model.save(target)
+    _point_latest(model_root, version)
+    progress(f"train: model {version} -> {target}")
+    return {"version": version, "path": target, **trained_on}
+
+
+def _version(outs: list[str], config: PageLevelConfig) -> str:
+    digest = hashlib.sha1(json.dumps([sorted(outs), config.bands, config.reg_param, config.holdout, config.seed,
+                                      FEATURES]).encode()).hexdigest()[:8]
+    return f"pagelevel-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}-{digest}"
+
+
+def _point_latest(model_root: str, version: str) -> None:
+    tmp = os.path.join(model_root, LATEST + ".tmp")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        fh.write(version + "\n")
+    os.replace(tmp, os.path.join(model_root, LATEST))

@@ -1,0 +1,142 @@
+"""Page-level model in Spark: training from site-level labels (MLlib), the model
+round-tripping to disk, scoring as a Spark stage, and the run modes."""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from pyspark.sql import functions as F
+
+from templatemine.config import DetectConfig, ExtractConfig, PageLevelConfig
+from templatemine.pagelevel.model import judge_page, load_model
+from templatemine.pagelevel.stage import run_pagelevel
+from templatemine.pagelevel.train import node_labels, train_page_model
+from templatemine.tables.extract import run_extract
+from templatemine.templates.stage import run_clean, run_detect
+from templatemine.warc.inputs import expand_inputs
+from tests.warcgen import blog_site, site_page, small_site, two_template_site, write_warc
+
+QUIET = lambda _m: None  # noqa: E731
+
+
+def _lonely_pages():
+    """Pages of sites with one page each: only the model can judge them."""
+    nav = [("/", "Home"), ("/news/", "News"), ("/sport/", "Sport"), ("/contact/", "Contact")]
+    body = "<p>" + "The council met on Tuesday and agreed the new budget for the town library. " * 6 + "</p>"
+    return [{"url": f"https://www.lonely{i}.com/story.html", "html": site_page(f"story {i}", body, nav,
+                                                                                f"Copyright {2000 + i} Lonely")}
+            for i in range(3)]
+
+
+@pytest.fixture(scope="module")
+def trained(spark, tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("pagelevel")
+    warc = write_warc(str(tmp / "sites.warc.gz"), small_site() + blog_site() + two_template_site() + _lonely_pages())
+    out = str(tmp / "out")
+    run_extract(spark, expand_inputs([warc]), out, ExtractConfig(), progress=QUIET)
+    run_detect(spark, out, DetectConfig(mode="global"), progress=QUIET)
+    model_root = str(tmp / "model")
+    config = PageLevelConfig(bands="0,5", holdout=0.3)
+    summary = train_page_model(spark, [out], model_root, config, progress=QUIET)
+    return out, model_root, summary
+
+
+def test_labels_follow_the_site_level_templates(spark, trained):
+    out, _, _ = trained
+    nodes = spark.read.parquet(f"{out}/nodes")
+    labels = node_labels(nodes, spark.read.parquet(f"{out}/template_pagelets"))
+    joined = nodes.join(labels, ["page_key", "node"]).join(spark.read.parquet(f"{out}/pages"), "page_key")
+
+    def labels_of(site):
+        return {r["dom_label"]: sorted(r["labels"]) for r in joined.where(F.col("site") == site).groupBy(
+            "dom_label").agg(F.collect_set("label").alias("labels")).collect()}
+
+    ours = labels_of("example.org")
+    assert ours["nav#menu"] == [1]  # the shared menu is a template on every page of the site
+    assert ours["body"] == [0] and ours["main"] == [0]  # every page has content
+    assert labels_of("lonely0.com")["nav#menu"] == [0]  # one page per site: no site-level template
+
+
+def test_model_round_trips_through_mllib_and_json(spark, trained):
+    from pyspark.ml.classification import LogisticRegressionModel
+    from pyspark.ml.functions import array_to_vector, vector_to_array
+
+    out, root, summary = trained
+    model = load_model(root)
+    assert model.version == summary["version"] and os.path.exists(os.path.join(root, "LATEST"))
+    nodes = spark.read.parquet(f"{out}/nodes").where(F.col("n_tokens") >= 5)
+    band = LogisticRegressionModel.load(os.path.join(root, model.version, "band-1"))
+    assert np.allclose(band.coefficients.toArray(), model.coefficients[1], rtol=0, atol=1e-12)
+    rows = band.transform(nodes.withColumn("fv", array_to_vector("features"))).select(
+        vector_to_array("fv").alias("f"), "n_tokens", vector_to_array("probability")[1].alias("p")).collect()
+    f = np.array([r["f"] for r in rows])
+    ours = model.probability(f, np.array([r["n_tokens"] for r in rows]))
+    assert len(rows) > 20 and np.allclose(ours, [r["p"] for r in rows], rtol=0, atol=1e-9)
+    meta = json.load(open(os.path.join(root, model.version, "model.json")))
+    assert meta["trained_on"]["bands"][1]["train_template"] > 0 and 0 < meta["pu_k"][1] <= 1
+
+
+def test_page_mode_removes_the_template_from_single_pages(spark, trained):
+    out, root, _ = trained
+    manifest = run_pagelevel(spark, out, PageLevelConfig(mode="auto", min_site_pages=3, model=root), progress=QUIET)
+    assert set(manifest["modes"]) == {"page", "hybrid"}
+    cleaned = run_clean(spark, out, progress=QUIET)
+    assert cleaned["rows"]["clean_pages"] == spark.read.parquet(f"{out}/pages").count()
+    clean = {r["url"]: r for r in spark.read.parquet(f"{out}/clean_pages").collect()}
+    lonely = [r for u, r in clean.items() if "lonely" in u]
+    assert len(lonely) == 3 and {r["mode"] for r in lonely} == {"page"}
+    model = load_model(root)
+    nodes = spark.read.parquet(f"{out}/nodes")
+    for r in lonely:  # the Spark stage judged each page exactly as the pure scorer does
+        ns = sorted(nodes.where(F.col("page_key") == r["page_key"]).collect(), key=lambda n: n["node"])
+        pure = judge_page([n["parent"] for n in ns], [n["features"] for n in ns], [n["n_tokens"] for n in ns],
+                          [n["text"] for n in ns], model, PageLevelConfig().scoring())
+        assert r["clean_text"] == pure.clean_text and "council met on Tuesday" in r["clean_text"]
+        assert r["template_token_fraction"] == pytest.approx(pure.template_tokens / pure.tokens)
+        assert pure.template_tokens > 0
+    judged = spark.read.parquet(f"{out}/page_templateness")
+    sizes = judged.join(spark.read.parquet(f"{out}/nodes").groupBy("page_key").count(), "page_key").where(
+        F.size("x") != F.col("count")).count()
+    assert sizes == 0  # x, y and template are aligned with the page's nodes
+    # clean_links keeps exactly the links outside the pagelets the model removed whole
+    removed = {(r["page_key"], o) for r in judged.collect() for o in r["template_pagelets"]}
+    links = spark.read.parquet(f"{out}/links").collect()
+    judged_keys = {r["page_key"] for r in judged.select("page_key").collect()}
+    expected = sorted((r["src_page_key"], r["link_ordinal"]) for r in links
+                      if r["src_page_key"] in judged_keys and (r["src_page_key"], r["pagelet_ordinal"]) not in removed)
+    got = sorted((r["src_page_key"], r["link_ordinal"]) for r in spark.read.parquet(f"{out}/clean_links").collect()
+                 if r["src_page_key"] in judged_keys)
+    assert removed and got == expected and len(got) < len(links)
+
+
+def test_hybrid_removes_site_templates_even_when_the_model_would_not(spark, trained, tmp_path):
+    out, root, _ = trained
+    run_pagelevel(spark, out, PageLevelConfig(mode="site"), progress=QUIET)
+    assert not os.path.exists(f"{out}/page_templateness")
+    run_clean(spark, out, progress=QUIET)
+    site = {r["url"]: r["clean_text"] for r in spark.read.parquet(f"{out}/clean_pages").collect()}
+    # threshold above 1: the model never calls a node template; hybrid = the site-level result
+    run_pagelevel(spark, out, PageLevelConfig(mode="hybrid", model=root, threshold=1.01), progress=QUIET)
+    run_clean(spark, out, progress=QUIET)
+    hybrid = {r["url"]: r["clean_text"] for r in spark.read.parquet(f"{out}/clean_pages").collect()}
+    assert hybrid.keys() == site.keys()
+    for url in site:
+        assert sorted(hybrid[url].split()) == sorted(site[url].split()), url
+
+
+def test_cli_run_page_mode_with_the_shipped_model(tmp_path):
+    warc = write_warc(str(tmp_path / "one.warc.gz"), _lonely_pages()[:1])
+    out = str(tmp_path / "out")
+    cli = [sys.executable, "-m", "templatemine.cli"]
+    proc = subprocess.run([*cli, "run", warc, "--out", out, "--preset", "test", "--pagelevel", "page",
+                           "--set", "clean.report=false"], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "page-level model" in proc.stdout and "1 page (" in proc.stdout
+    manifest = json.load(open(f"{out}/pagelevel.json"))
+    assert manifest["modes"]["page"]["pages"] == 1 and manifest["model"] == load_model("").version
+    bad = subprocess.run([*cli, "pagelevel", out, "--preset", "test", "--set", "pagelevel.model=/nonexistent"],
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and "no page-level model at /nonexistent" in bad.stderr

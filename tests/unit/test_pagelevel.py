@@ -1,0 +1,153 @@
+"""Page-level model, pure parts: the node tree, labels, judging a page, the model file."""
+
+import os
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from templatemine.html.page import PageParser
+from templatemine.pagelevel.features import FEATURES, page_nodes
+from templatemine.pagelevel.model import PageModel, Scoring, judge_page, load_model, subtree_labels
+from tests.warcgen import blog_site, site_page, small_site
+
+ARTICLE = ("<html><body><header class='masthead'><a href='/'>Home</a><a href='/a'>A</a><a href='/b'>B</a></header>"
+           "<div id='main'>Lead <b>text</b> inside the container."
+           "<article class='story'><h1>Title here</h1><p>" + "A long sentence of article text goes on. " * 12 +
+           "</p><p>Second paragraph, also long enough to be read. " * 4 + "</p></article>"
+           "<ul class='related'><li><a href='/r1'>Related one</a></li><li><a href='/r2'>Related two</a></li>"
+           "<li><a href='/r3'>Related three</a></li></ul></div>"
+           "<footer><p>Copyright 2026</p><a href='/p'>Privacy</a> <a href='/t'>Terms</a> <a href='/c'>Contact</a>"
+           "</footer></body></html>")
+
+
+def _pages():
+    return [ARTICLE] + [p["html"] for p in small_site()] + [p["html"] for p in blog_site()]
+
+
+@pytest.mark.parametrize("html", _pages())
+def test_own_texts_tile_the_page(html):
+    """Every visible word is the own text of exactly one node, and the nodes are a
+    preorder tree whose subtree token counts add up."""
+    nodes = page_nodes(html)
+    parsed = PageParser().parse("https://x.example/", html)
+    words = Counter(w for n in nodes for w in n.text.split())
+    assert words == Counter(w for p in parsed.pagelets for w in p.text.split())
+    assert nodes[0].parent == -1 and all(0 <= n.parent < n.node for n in nodes[1:])
+    own = [len(n.text.split()) for n in nodes]
+    subtree = list(own)
+    for n in reversed(nodes[1:]):
+        subtree[n.parent] += subtree[n.node]
+    assert subtree == [n.n_tokens for n in nodes]
+    assert all(len(n.features) == len(FEATURES) and all(np.isfinite(n.features)) for n in nodes)
+
+
+def test_nodes_map_onto_pagelets_and_match_extract():
+    html = ARTICLE
+    nodes = page_nodes(html)
+    parsed = PageParser().parse("https://x.example/", html)
+    assert [tuple(n) for n in nodes] == [tuple(n) for n in parsed.nodes]  # extract and the scorer agree
+    with_text = {p.ordinal for p in parsed.pagelets if p.text}
+    assert {o for n in nodes for o in n.own_pagelets} == with_text
+    for n in nodes:  # own text of a node lies in the pagelets it names
+        if n.text:
+            pagelet_words = Counter(w for p in parsed.pagelets if p.ordinal in n.own_pagelets for w in p.text.split())
+            assert not Counter(n.text.split()) - pagelet_words
+
+
+def test_cues_and_main_block():
+    nodes = page_nodes(ARTICLE)
+    by_label = {n.dom_label: n for n in nodes}
+    f = dict(zip(FEATURES, by_label["footer"].features))
+    assert f["own_footer"] == 1.0 and f["inside_footer"] == 0.0 and f["in_main_block"] == 0.0
+    p = dict(zip(FEATURES, next(n for n in nodes if n.dom_label == "p" and n.n_tokens > 50).features))
+    assert p["in_main_block"] == 1.0 and p["inside_content"] == 1.0 and p["text_density"] > 8
+    assert p["c1_prior"] == 0.0 and p["full_stop_share"] == 1.0
+    li = dict(zip(FEATURES, next(n for n in nodes if n.dom_label == "li").features))
+    assert li["link_density"] == 1.0 and li["inside_aside"] == 1.0 and li["c1_prior"] == 1.0
+    assert dict(zip(FEATURES, nodes[0].features))["above_main_block"] == 1.0
+
+
+def test_subtree_labels_follow_monotonicity():
+    #      0
+    #    1   2
+    #   3 4   5
+    parent = [-1, 0, 0, 1, 1, 2]
+    own = [-1, -1, 1, 1, 0, 1]
+    assert subtree_labels(parent, own).tolist() == [0, 0, 1, 1, 0, 1]
+    assert subtree_labels(parent, [-1, -1, -1, 1, 1, -1]).tolist() == [1, 1, -1, 1, 1, -1]
+
+
+def _toy_model(weight_on_link_density=8.0, intercept=-4.0):
+    coef = [0.0] * len(FEATURES)
+    coef[FEATURES.index("link_density")] = weight_on_link_density
+    return PageModel("toy", FEATURES, (0,), (tuple(coef),), (intercept,), (1.0,))
+
+
+def test_judge_page_removes_link_lists_and_keeps_prose():
+    nodes = page_nodes(ARTICLE)
+    r = judge_page([n.parent for n in nodes], [n.features for n in nodes], [n.n_tokens for n in nodes],
+                   [n.text for n in nodes], _toy_model(), Scoring())
+    assert "Related one" not in r.clean_text and "Privacy" not in r.clean_text
+    assert "A long sentence of article text" in r.clean_text
+    assert r.tokens == sum(len(n.text.split()) for n in nodes) and 0 < r.template_tokens < r.tokens
+    y, parent = np.asarray(r.y), [n.parent for n in nodes]
+    assert all(y[parent[i]] <= y[i] + 1e-12 for i in range(1, len(nodes)))  # monotone: a parent <= its children
+
+
+def test_forced_nodes_are_removed_whatever_the_model_says():
+    nodes = page_nodes(ARTICLE)
+    never = _toy_model(0.0, -20.0)  # templateness ~ 0 everywhere
+    forced = np.array([n.dom_label == "footer" or n.parent == [m.node for m in nodes if m.dom_label == "footer"][0]
+                       for n in nodes])
+    args = ([n.parent for n in nodes], [n.features for n in nodes], [n.n_tokens for n in nodes],
+            [n.text for n in nodes], never)
+    assert "Copyright" in judge_page(*args, Scoring()).clean_text
+    r = judge_page(*args, Scoring(), forced=forced)
+    assert "Copyright" not in r.clean_text and "Privacy" not in r.clean_text and "Related one" in r.clean_text
+
+
+def test_smoothing_off_is_the_raw_threshold():
+    nodes = page_nodes(ARTICLE)
+    m = _toy_model()
+    f = np.array([n.features for n in nodes], dtype=float)
+    r = judge_page([n.parent for n in nodes], f, [n.n_tokens for n in nodes], [n.text for n in nodes], m,
+                   Scoring(smooth=False))
+    assert r.template.tolist() == (m.templateness(f, np.array([n.n_tokens for n in nodes])) >= 0.5).tolist()
+
+
+def test_model_file_round_trip_and_checks(tmp_path):
+    m = PageModel("v1", FEATURES, (0, 5), (tuple([0.5] * len(FEATURES)), tuple([-0.25] * len(FEATURES))),
+                  (0.1, -0.2), (0.8, 0.6), {"note": "x"})
+    m.save(str(tmp_path / "v1"))
+    (tmp_path / "LATEST").write_text("v1\n")
+    for where in (str(tmp_path), str(tmp_path / "v1"), str(tmp_path / "v1" / "model.json")):
+        assert load_model(where) == m
+    other = PageModel("v2", FEATURES[:-1], (0,), (tuple([0.0] * (len(FEATURES) - 1)),), (0.0,), (1.0,))
+    os.makedirs(tmp_path / "v2")
+    other.save(str(tmp_path / "v2"))
+    with pytest.raises(ValueError, match="other features"):
+        load_model(str(tmp_path / "v2"))
+    with pytest.raises(ValueError, match="no page-level model"):
+        load_model(str(tmp_path / "missing"))
+
+
+def test_pu_correction_and_bands():
+    m = PageModel("v", FEATURES, (0, 5), (tuple([0.0] * len(FEATURES)),) * 2, (0.0, 0.0), (0.5, 0.8))
+    f = np.zeros((3, len(FEATURES)))
+    tok = np.array([1, 5, 100])
+    assert m.bands(tok).tolist() == [0, 1, 1]
+    assert np.allclose(m.probability(f, tok), 0.5)
+    assert np.allclose(m.templateness(f, tok), [1.0, 0.625, 0.625])
+    assert np.allclose(m.templateness(f, tok, pu=False), 0.5)
+
+
+def test_shipped_model_loads_and_judges_a_page():
+    m = load_model("")
+    assert m.features == FEATURES and m.trained_on["outputs"]
+    page = site_page("t", "<p>" + "Plain sentences of content text for the reader. " * 10 + "</p>",
+                     [("/", "Home"), ("/a", "A"), ("/b", "B"), ("/c", "C")])
+    nodes = page_nodes(page)
+    r = judge_page([n.parent for n in nodes], [n.features for n in nodes], [n.n_tokens for n in nodes],
+                   [n.text for n in nodes], m)
+    assert "Plain sentences of content text" in r.clean_text and r.template_tokens > 0
