@@ -3,7 +3,10 @@
     templatemine extract INPUT... --out OUT     WARC -> records, pages, links, pagelets
     templatemine detect OUT [--mode M]          -> templates, template_pagelets
     templatemine clean OUT                      -> clean_pages, clean_links
-    templatemine run INPUT... --out OUT         all three
+    templatemine run INPUT... --out OUT         all three (+ the page-level model: --pagelevel)
+    templatemine pagelevel OUT [--pagelevel M]  -> page_templateness (the model's judgement of pages)
+    templatemine train OUT... --model DIR       a templateness model from site-level runs' labels
+    templatemine density OUT                    OUT/density/: Kohlschuetter's Fig. 1 and Table 1 (PNG, HTML)
     templatemine evaluate --pred OUT --gold GOLD.jsonl [--peers]
                                                 bag-of-words P/R/F1 of clean_pages (and the peers')
     templatemine report OUT                     OUT/report.html (run writes it too)
@@ -31,6 +34,7 @@ from dataclasses import replace
 from templatemine.warc.inputs import InputError, expand_inputs
 
 MODES = ["auto", "global", "local", "etdm", "etdm+global"]  # templates/stage.py
+PAGELEVEL_MODES = ["auto", "site", "page", "hybrid"]  # pagelevel/stage.py
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
@@ -60,7 +64,28 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--out", required=True)
     run.add_argument("--fail-fast", action="store_true")
     run.add_argument("--mode", choices=MODES, help="template detector (default: config's, auto)")
+    run.add_argument("--pagelevel", choices=PAGELEVEL_MODES,
+                     help="site: templates only; page: the model only; hybrid: templates, then the model; "
+                          "auto (default): hybrid for sites with >= pagelevel.min_site_pages pages, else page")
     _common(run)
+
+    pagelevel = sub.add_parser("pagelevel", help="judge OUT's pages with the templateness model -> page_templateness")
+    pagelevel.add_argument("out", metavar="OUT")
+    pagelevel.add_argument("--pagelevel", choices=PAGELEVEL_MODES, help="default: config's (auto)")
+    _common(pagelevel)
+
+    train = sub.add_parser("train", help="train the templateness model on site-level runs' labels (MLlib)",
+                           description="Labels: a node is template iff all its own text is in template pagelets "
+                                       "of the site-level run. Writes MODEL/<version>/ and MODEL/LATEST.")
+    train.add_argument("outs", nargs="+", metavar="OUT", help="outputs of `templatemine run` (nodes + templates)")
+    train.add_argument("--model", required=True, help="model root folder (local)")
+    _common(train)
+
+    density = sub.add_parser("density", help="OUT/density/: tokens per text density (Kohlschuetter Fig. 1) with "
+                                             "the fitted two-class mixture, and term typicality (his Table 1)")
+    density.add_argument("out", metavar="OUT")
+    density.add_argument("--dest", help="folder to write (default OUT/density)")
+    _common(density)
 
     detect = sub.add_parser("detect", help="templates and template_pagelets from an extract output")
     detect.add_argument("out", metavar="OUT")
@@ -176,6 +201,11 @@ def _load(args):
     config = load_config(args.preset, args.config, args.set)
     if getattr(args, "fail_fast", False):
         config = replace(config, extract=replace(config.extract, fail_fast=True))
+    if getattr(args, "pagelevel", None):
+        config = replace(config, pagelevel=replace(config.pagelevel, mode=args.pagelevel))
+    explicit = any(item.startswith("extract.nodes=") for item in args.set)
+    if args.command == "run" and config.pagelevel.mode == "site" and not explicit:  # no model, no need for nodes
+        config = replace(config, extract=replace(config.extract, nodes=False))
     return config
 
 
@@ -218,6 +248,8 @@ def run_command(args) -> int:
             return _nightly(spark, args, config, files, progress)
         if args.command in ("distill", "related", "priority"):
             return _graph(spark, args, config, progress)
+        if args.command in ("train", "density"):
+            return _model_command(spark, args, config, progress)
         if files is not None:
             manifest = run_extract(spark, files, args.out, config.extract, progress)
             progress.stage("extract", manifest["records"]["read"], manifest["timings"]["total_s"],
@@ -232,6 +264,22 @@ def run_command(args) -> int:
             summary.append(f"  templates {detected['rows']['templates']} ({detected['mode']} detection), "
                            f"template pagelets {detected['rows']['template_pagelets']}")
             document["detect"] = detected
+        if args.command in ("run", "pagelevel") and config.pagelevel.mode != "site":
+            from templatemine.pagelevel.stage import run_pagelevel
+
+            try:
+                judged = run_pagelevel(spark, args.out, config.pagelevel, progress)
+            except ValueError as exc:  # no model, a model of other features, no nodes table
+                print(f"templatemine: {exc}", file=sys.stderr)
+                return 2
+            progress.stage("pagelevel", judged["rows"]["page_templateness"], judged["timings"]["total_s"],
+                           judged["rows"])
+            summary += pagelevel_lines(judged)
+            document["pagelevel"] = judged
+        elif args.command == "run":
+            from templatemine.pagelevel.stage import run_pagelevel
+
+            run_pagelevel(spark, args.out, config.pagelevel, progress)  # site: drops an earlier run's judgement
         if args.command in ("run", "clean"):
             cleaned = run_clean(spark, args.out, progress, config.clean)
             progress.stage("clean", n_pages, cleaned["timings"]["total_s"], cleaned["rows"])
@@ -254,6 +302,33 @@ def run_command(args) -> int:
         raise
     finally:
         spark.stop()
+    return 0
+
+
+def pagelevel_lines(judged: dict) -> list[str]:
+    parts = [f"{m['pages']} {mode} ({(m['template_tokens'] or 0) / max(m['tokens'] or 0, 1):.1%} of tokens template)"
+             for mode, m in sorted(judged["modes"].items())]
+    return [f"  page-level model {judged['model']}: " + ", ".join(parts)]
+
+
+def _model_command(spark, args, config, progress) -> int:
+    try:
+        if args.command == "train":
+            from templatemine.pagelevel.train import train_page_model
+
+            result = train_page_model(spark, args.outs, args.model, config.pagelevel, progress)
+            lines = [f"  model {result['version']} -> {result['path']}"] + [
+                f"  band >= {b['lower']} tokens: {b['train_content']} content / {b['train_template']} template "
+                f"nodes, held-out accuracy {b['held_out_accuracy']:.3f}, k {b['pu_k']:.3f}" for b in result["bands"]]
+        else:
+            from templatemine.report.density_report import run_density
+
+            result = run_density(spark, args.out, args.dest, progress)
+            lines = [f"  density report -> {result['paths']['html']} (and {result['paths']['png']})"]
+    except ValueError as exc:
+        print(f"templatemine: {exc}", file=sys.stderr)
+        return 2
+    progress.summary(lines, result)
     return 0
 
 

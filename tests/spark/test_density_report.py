@@ -1,0 +1,119 @@
+"""OUT/density/ (Kohlschütter 2009's Figure 1 and Table 1) from a real extract +
+detect of small generated sites, checked against the pure references."""
+
+from __future__ import annotations
+
+import json
+import os
+import struct
+import zlib
+
+import pytest
+
+from templatemine.config import DetectConfig, ExtractConfig
+from templatemine.report.density import density_bin, density_histogram, text_density
+from templatemine.report.density_report import FILES, run_density
+from templatemine.report.typicality import doc_freqs, typicality_table
+from templatemine.tables.extract import run_extract
+from templatemine.templates.stage import run_detect
+from templatemine.warc.inputs import expand_inputs
+from tests.warcgen import blog_site, two_template_site, write_warc
+
+QUIET = dict(progress=lambda _m: None)
+
+
+@pytest.fixture(scope="module")
+def outs(spark, tmp_path_factory):
+    """The same two sites extracted twice: once with detect (template_pagelets), once without."""
+    tmp = tmp_path_factory.mktemp("density")
+    warc = write_warc(str(tmp / "sites.warc.gz"), two_template_site() + blog_site())
+    detected, extracted = str(tmp / "detected"), str(tmp / "extracted")
+    for out in (detected, extracted):
+        run_extract(spark, expand_inputs([warc]), out, ExtractConfig(), **QUIET)
+    run_detect(spark, detected, DetectConfig(), **QUIET)
+    return detected, extracted
+
+
+def _blocks(spark, out: str, with_templates: bool) -> list[tuple[int, str, bool]]:
+    """(page_key, text, is_template) of every pagelet, on the driver."""
+    pagelets = spark.read.parquet(f"{out}/pagelets").select("page_key", "ordinal", "text").collect()
+    members = set()
+    if with_templates:
+        members = {(r["page_key"], r["ordinal"]) for r in spark.read.parquet(f"{out}/template_pagelets").collect()}
+    return [(r["page_key"], r["text"] or "", (r["page_key"], r["ordinal"]) in members) for r in pagelets]
+
+
+def _png_size(data: bytes) -> tuple[int, int]:
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR"
+    (n,) = struct.unpack(">I", data[8:12])
+    assert struct.unpack(">I", data[16 + n:20 + n])[0] == zlib.crc32(data[12:16 + n]) & 0xFFFFFFFF
+    assert data[-12:] == b"\x00\x00\x00\x00IEND" + struct.pack(">I", zlib.crc32(b"IEND"))
+    return struct.unpack(">II", data[16:24])
+
+
+def test_density_report_matches_the_references(spark, outs):
+    out = outs[0]
+    numbers = run_density(spark, out, min_doc_freq=2, **QUIET)
+    dest = os.path.join(out, "density")
+    assert sorted(os.listdir(dest)) == sorted(FILES)  # nothing else: no .crc, no temporary folder
+    assert not [n for n in os.listdir(out) if n.startswith("density.")]
+    assert numbers["paths"] == {"html": f"{dest}/density.html", "png": f"{dest}/density.png",
+                                "json": f"{dest}/density.json"}
+
+    # Figure 1's histogram: the Spark fold equals density.py's, template tokens included
+    blocks = _blocks(spark, out, with_templates=True)
+    ref = density_histogram((text, is_t) for _, text, is_t in blocks)
+    got = {h["bin"]: (h["other_tokens"], h["template_tokens"]) for h in numbers["histogram"]}
+    assert got == ref and numbers["has_templates"]
+    assert numbers["totals"]["template_tokens"] == sum(t for _, t in ref.values()) > 0
+    assert 0 < numbers["totals"]["template_share"] < 1
+
+    # Table 1: Spark's document frequencies equal the pure reference's
+    with_tokens = [(p, t, density_bin(text_density(t))) for p, t, _ in blocks if t.split()]
+    n_docs = len({p for p, _, _ in with_tokens})
+    ref_table = typicality_table([(t, *f) for t, f in doc_freqs(with_tokens).items()], n_docs, 2).to_json()
+    ty = numbers["typicality"]
+    assert ty["n_docs"] == n_docs and ty["min_doc_freq"] == 2
+    assert (ty["n_terms"], ty["n_c1"], ty["n_c2"]) == (ref_table["n_terms"], ref_table["n_c1"], ref_table["n_c2"])
+    for side in ("top_c1", "top_c2"):
+        assert [(r["term"], r["w1"], r["w2"], r["w12"]) for r in ty[side]] == \
+               [(r["term"], r["w1"], r["w2"], r["w12"]) for r in ref_table[side]]
+        assert [r["epsilon"] for r in ty[side]] == pytest.approx([r["epsilon"] for r in ref_table[side]])
+    assert ty["top_c1"] and ty["top_c2"] and ty["top_c1"][0]["epsilon"] < 0 < ty["top_c2"][0]["epsilon"]
+
+    # the fit is there and honest about itself
+    fit = numbers["fit"]
+    assert fit["model"] == "beta+beta+normal" and -1 < fit["r2"] <= 1 and fit["rmse"] >= 0
+    assert numbers["fit_two_betas"]["model"] == "beta+beta"
+    assert numbers["partitions"]["boundary"] == 8
+
+    # the files
+    on_disk = json.load(open(f"{dest}/density.json"))
+    assert on_disk == json.loads(json.dumps({k: v for k, v in numbers.items() if k != "paths"}))
+    assert _png_size(open(f"{dest}/density.png", "rb").read()) == (1520, 680)
+    html = open(f"{dest}/density.html", encoding="utf-8").read()
+    assert html.startswith("<!DOCTYPE html>") and "Content-Security-Policy" in html
+    assert "src=\"http" not in html and "<link" not in html  # self-contained
+    assert html.count("<svg") == 1 and html.count('class="curve"') == 4 and "<rect" in html
+    assert f"R\u00b2 = {fit['r2']:.4f}" in html and "\u03c01 = density \u2264 8" in html
+    assert 'id="terms-c1"' in html and 'id="terms-c2"' in html
+    for r in ty["top_c1"] + ty["top_c2"]:
+        assert f"<td>{r['term']}</td>" in html
+    assert f'{ty["top_c1"][0]["epsilon"]:+.2f}' in html
+
+
+def test_density_report_without_templates_and_rerun(spark, outs, tmp_path):
+    out = outs[1]
+    dest = str(tmp_path / "dens")
+    first = run_density(spark, out, dest, **QUIET)
+    assert not first["has_templates"] and first["totals"]["template_tokens"] == 0
+    assert all(h["template_tokens"] == 0 for h in first["histogram"])
+    assert "detect has not run" in open(f"{dest}/density.html", encoding="utf-8").read()
+    assert first["typicality"]["min_doc_freq"] == 2  # 1% of few pages, at least 2
+    os.remove(f"{dest}/density.png")
+    with open(f"{dest}/stale.txt", "w") as f:
+        f.write("from an older report")
+    again = run_density(spark, out, dest, **QUIET)  # replaces the folder as a whole
+    assert sorted(os.listdir(dest)) == sorted(FILES)
+    assert os.listdir(tmp_path) == ["dens"]
+    assert again["histogram"] == first["histogram"] and again["typicality"] == first["typicality"]
