@@ -1,0 +1,208 @@
+"""Page-level template detection, measured end to end (issue 4).
+
+    .venv/bin/python scripts/eval_pagelevel.py [--work DIR] [--json FILE] [--skip-spark]
+
+1. Site-level runs (`templatemine run --pagelevel site`, nodes on) over
+   ../shared/corpora/sites (nine sites, one run) and news/cleanportaleval.
+2. `templatemine train` on those two outputs only: labels from the site-level
+   run, no gold text. (Its model.json is what ships as
+   templatemine/pagelevel/default_model.json.)
+3. Spark runs with that model: scrapinghub in page mode; cleanportaleval and
+   the sites in site, page and hybrid mode (`pagelevel` + `clean` on the same
+   extract). Bag-of-words F1 of clean_pages, per page, per site, over sites.
+4. Smoothing and the label-bias correction on and off (the pure scorer, the
+   same code the Spark stage runs), one table.
+5. Throughput per core, one process, the same scrapinghub pages: the
+   page-mode scorer (parse + nodes + model + smoothing) beside trafilatura and
+   resiliparse.
+
+The scoring defaults (c = 0.5, threshold 0.5, correction on) were fixed before
+scrapinghub was scored; the sweep printed in step 4 is not used to pick them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import os
+import subprocess
+import sys
+import time
+from collections import defaultdict
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+CORPORA = os.path.join(ROOT, "..", "shared", "corpora")
+TM = [os.path.join(ROOT, ".venv", "bin", "templatemine")]
+PEERS = {"news/scrapinghub": {"trafilatura": 0.948, "resiliparse": 0.893},
+         "news/cleanportaleval": {"trafilatura": 0.879, "resiliparse": 0.822, "boilerpy3": 0.889},
+         "sites": {"trafilatura": 0.843, "resiliparse": 0.856}}
+
+
+def tm(*args: str) -> None:
+    cmd = [*TM, *args, "--quiet", "--set", "clean.report=false", "--set", "clean.wet=false"]
+    t = time.time()
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    if done.returncode:
+        sys.stderr.write(done.stdout[-3000:] + done.stderr[-3000:])
+        raise SystemExit(f"failed: {' '.join(cmd)}")
+    print(f"  ({time.time() - t:.0f} s) templatemine {' '.join(args)}", flush=True)
+
+
+def golds(corpus: str) -> list[str]:
+    return sorted(glob.glob(os.path.join(CORPORA, corpus, "*", "gold.jsonl")) +
+                  glob.glob(os.path.join(CORPORA, corpus, "gold.jsonl")))
+
+
+def score_out(out: str, corpus: str) -> dict:
+    import pyarrow.parquet as pq
+
+    from templatemine.evaluate.bow import evaluate_texts
+    from templatemine.html.urls import normalize_url, registered_domain, url_host
+
+    table = pq.read_table(os.path.join(out, "clean_pages"), columns=["url", "clean_text"]).to_pydict()
+    texts = dict(zip(table["url"], table["clean_text"]))
+    site_of = None if corpus == "sites" else (lambda u: registered_domain(url_host(u)))
+    res = evaluate_texts(texts, golds(corpus), normalize_url, site_of)
+    if corpus == "sites":  # one file per site: the mean over the nine
+        return {"f1": round(res["mean_f1"], 4), "per_site": {k: round(v.f1, 4) for k, v in res["per_file"].items()}}
+    s = next(iter(res["per_file"].values()))
+    return {"f1": round(s.f1, 4), "precision": round(s.precision, 4), "recall": round(s.recall, 4)}
+
+
+def read_pages(corpus: str) -> dict[str, str]:
+    from warcio.archiveiterator import ArchiveIterator
+
+    from templatemine.html.charset import decode_html
+
+    pages = {}
+    for path in sorted(glob.glob(os.path.join(CORPORA, corpus, "pages.warc.gz"))):
+        with open(path, "rb") as fh:
+            for rec in ArchiveIterator(fh):
+                if rec.rec_type == "response":
+                    pages[rec.rec_headers.get_header("WARC-Target-URI")] = decode_html(
+                        rec.content_stream().read(), rec.http_headers.get_header("Content-Type"))[0]
+    return pages
+
+
+def ablation(model, corpus: str) -> dict:
+    from templatemine.evaluate.bow import prf, read_gold, site_means
+    from templatemine.html.urls import registered_domain, url_host
+    from templatemine.pagelevel.features import page_nodes
+    from templatemine.pagelevel.model import Scoring, judge_page
+
+    pages = read_pages(corpus)
+    gold = read_gold(golds(corpus)[0])
+    nodes = {u: page_nodes(h) for u, h in pages.items()}
+    rows = {}
+    for name, sc in [("raw classifier, no correction", Scoring(smooth=False, pu=False)),
+                     ("raw classifier", Scoring(smooth=False)),
+                     ("smoothed, no correction", Scoring(pu=False)),
+                     ("smoothed (default c=0.5)", Scoring()),
+                     *[(f"smoothed c={c}", Scoring(smoothing=c)) for c in (0.1, 1.0, 2.0)],
+                     *[(f"smoothed, threshold {t}", Scoring(threshold=t)) for t in (0.3, 0.7)]]:
+        by = defaultdict(list)
+        for u, g in gold.items():
+            ns = nodes.get(u) or []
+            r = judge_page([n.parent for n in ns], [n.features for n in ns], [n.n_tokens for n in ns],
+                           [n.text for n in ns], model, sc) if ns else None
+            by[registered_domain(url_host(u))].append(prf(r.clean_text if r else "", g))
+        s = site_means(by)
+        rows[name] = {"precision": round(s.precision, 4), "recall": round(s.recall, 4), "f1": round(s.f1, 4)}
+        print(f"  {corpus:<22} {name:<32} P {s.precision:.3f} R {s.recall:.3f} F1 {s.f1:.3f}", flush=True)
+    return rows
+
+
+def throughput(model, corpus: str = "news/scrapinghub", rounds: int = 2) -> dict:
+    """Pages per second on one core, best of `rounds`, same pages for everyone."""
+    from templatemine.evaluate.peers import available_peers
+    from templatemine.pagelevel.features import page_nodes
+    from templatemine.pagelevel.model import Scoring, judge_page
+
+    pages = list(read_pages(corpus).values())
+    scoring = Scoring()
+
+    def page_mode(html: str) -> str:
+        ns = page_nodes(html)
+        return judge_page([n.parent for n in ns], [n.features for n in ns], [n.n_tokens for n in ns],
+                          [n.text for n in ns], model, scoring).clean_text if ns else ""
+
+    tools = {"templatemine page mode": page_mode}
+    found, missing = available_peers(["trafilatura", "resiliparse"])
+    tools.update(found)
+    rates = {}
+    for name, fn in tools.items():
+        best = 0.0
+        for _ in range(rounds):
+            t = time.perf_counter()
+            for html in pages:
+                fn(html)
+            best = max(best, len(pages) / (time.perf_counter() - t))
+        rates[name] = round(best, 1)
+        print(f"  {name:<24} {best:8.1f} pages/s (one core, {len(pages)} pages, "
+              f"{sum(map(len, pages)) / len(pages) / 1e3:.0f} kB mean)", flush=True)
+    out = {"pages": len(pages), "pages_per_s": rates, "missing": missing}
+    if "trafilatura" in rates:
+        out["ratio_to_trafilatura"] = round(rates["templatemine page mode"] / rates["trafilatura"], 2)
+    if "resiliparse" in rates:
+        out["ratio_to_resiliparse"] = round(rates["templatemine page mode"] / rates["resiliparse"], 2)
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--work", default="/tmp/pagelevel-eval")
+    ap.add_argument("--json", help="write every number as JSON")
+    ap.add_argument("--skip-spark", action="store_true", help="only steps 4-5, with the shipped model")
+    args = ap.parse_args()
+    if not os.path.isdir(CORPORA):
+        print(f"no corpora at {CORPORA}", file=sys.stderr)
+        return 2
+    from templatemine.pagelevel.model import load_model
+
+    w = args.work
+    result: dict = {}
+    nodes_on = ["--set", "extract.nodes=true"]
+    if args.skip_spark:
+        model = load_model("")
+    else:
+        print("1. site-level runs (labels)")
+        sites = sorted(glob.glob(os.path.join(CORPORA, "sites", "*", "pages.warc.gz")))
+        cpe = os.path.join(CORPORA, "news", "cleanportaleval", "pages.warc.gz")
+        shub = os.path.join(CORPORA, "news", "scrapinghub", "pages.warc.gz")
+        tm("run", *sites, "--out", f"{w}/sites", "--pagelevel", "site", *nodes_on)
+        tm("run", cpe, "--out", f"{w}/cpe", "--pagelevel", "site", *nodes_on)
+        result["site"] = {"sites": score_out(f"{w}/sites", "sites"),
+                          "news/cleanportaleval": score_out(f"{w}/cpe", "news/cleanportaleval")}
+        print("2. train on the site-level labels")
+        tm("train", f"{w}/sites", f"{w}/cpe", "--model", f"{w}/model")
+        model = load_model(f"{w}/model")
+        result["model"] = {"version": model.version, "trained_on": model.trained_on}
+        use = ["--set", f"pagelevel.model={w}/model"]
+        print("3. page-level modes in Spark")
+        tm("run", shub, "--out", f"{w}/shub", "--pagelevel", "page", *use)
+        result["page"] = {"news/scrapinghub": score_out(f"{w}/shub", "news/scrapinghub")}
+        for name, out in (("news/cleanportaleval", f"{w}/cpe"), ("sites", f"{w}/sites")):
+            for mode in ("page", "hybrid"):
+                tm("pagelevel", out, "--pagelevel", mode, *use)
+                tm("clean", out)
+                result.setdefault(mode, {})[name] = score_out(out, name)
+        print()
+        print(f"{'corpus':<22}{'site':>8}{'page':>8}{'hybrid':>8}   peers")
+        for name in ("news/scrapinghub", "news/cleanportaleval", "sites"):
+            cells = [result.get(m, {}).get(name, {}).get("f1") for m in ("site", "page", "hybrid")]
+            print(f"{name:<22}" + "".join(f"{c:>8.3f}" if c is not None else f"{'-':>8}" for c in cells)
+                  + "   " + ", ".join(f"{k} {v:.3f}" for k, v in PEERS[name].items()))
+    print("4. smoothing and label-bias correction on and off (pure scorer)")
+    result["ablation"] = {c: ablation(model, c) for c in ("news/scrapinghub", "news/cleanportaleval")}
+    print("5. throughput, one core")
+    result["throughput"] = throughput(model)
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as fh:
+            json.dump(result, fh, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
