@@ -117,16 +117,13 @@ def ablation(model, corpus: str) -> dict:
 def throughput(model, corpus: str = "news/scrapinghub", rounds: int = 2) -> dict:
     """Pages per second on one core, best of `rounds`, same pages for everyone."""
     from templatemine.evaluate.peers import available_peers
-    from templatemine.pagelevel.features import page_nodes
-    from templatemine.pagelevel.model import Scoring, judge_page
+    from templatemine.pagelevel.model import Scoring, judge_html
 
     pages = list(read_pages(corpus).values())
     scoring = Scoring()
 
-    def page_mode(html: str) -> str:
-        ns = page_nodes(html)
-        return judge_page([n.parent for n in ns], [n.features for n in ns], [n.n_tokens for n in ns],
-                          [n.text for n in ns], model, scoring).clean_text if ns else ""
+    def page_mode(html: str) -> str:  # parse, nodes, model, smoothing
+        return judge_html(html, model, scoring).clean_text
 
     tools = {"templatemine page mode": page_mode}
     found, missing = available_peers(["trafilatura", "resiliparse"])

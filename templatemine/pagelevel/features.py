@@ -31,9 +31,10 @@ trained on and refuses other ones (pagelevel/model.py).
 
 from __future__ import annotations
 
-import math
 import re
 from typing import NamedTuple
+
+import numpy as np
 
 from templatemine.report.density import WRAP_WIDTH, wrap
 
@@ -98,19 +99,20 @@ class DomNode(NamedTuple):
     features: list[float]
 
 
-def node_rows(root, pagelets, split: set[int], width: int = WRAP_WIDTH) -> list[DomNode]:
+def node_rows(root, pagelets, split: set[int], width: int = WRAP_WIDTH, arrays: bool = False):
     """`dom_nodes` given the page's pagelets (html/pagelets.py `PageletNode`s)."""
     pagelet_of = {p.node_id: p.ordinal for p in pagelets if p.node_id is not None}
     text_runs: dict[int, list[int]] = {}
     for p in pagelets:
         if p.parent_id is not None:
             text_runs.setdefault(p.parent_id, []).append(p.ordinal)
-    return dom_nodes(root, pagelet_of, split, text_runs, width)
+    return dom_nodes(root, pagelet_of, split, text_runs, width, arrays)
 
 
-def page_nodes(html: str, k: int = 3, width: int = WRAP_WIDTH) -> list[DomNode]:
-    """An HTML page's nodes, parsed here (what `templatemine.html.page` computes
-    for the NODES table, for scoring a page outside Spark)."""
+def page_nodes(html: str, k: int = 3, width: int = WRAP_WIDTH, arrays: bool = False):
+    """An HTML page's nodes, parsed here: what `templatemine.html.page` computes
+    for the NODES table (or, with `arrays`, a PageArrays for scoring a page
+    outside Spark)."""
     from selectolax.lexbor import LexborHTMLParser
 
     from templatemine.html.pagelets import INVISIBLE_TAGS, LINK_SELECTOR, link_counts, partition, split_elements
@@ -119,11 +121,12 @@ def page_nodes(html: str, k: int = 3, width: int = WRAP_WIDTH) -> list[DomNode]:
     tree.strip_tags(INVISIBLE_TAGS)
     root = tree.body or tree.root
     if root is None:
-        return []
+        return PageArrays(np.zeros(0, np.int64), np.zeros((0, N_FEATURES)), np.zeros(0, np.int64), [],
+                          np.zeros(0, np.int64)) if arrays else []
     count, parent_of = link_counts(root, root.css(LINK_SELECTOR), k)
     split = split_elements(count, parent_of, k)
     root_path = "/html/body" if root.tag == "body" else "/" + root.tag
-    return node_rows(root, partition(root, root_path, count, split), split, width)
+    return node_rows(root, partition(root, root_path, count, split), split, width, arrays)
 
 
 def cue_bits(tag: str, attrs) -> int:
@@ -166,161 +169,170 @@ class _Acc:
 
 
 def dom_nodes(root, pagelet_of: dict[int, int], split: set[int], text_runs: dict[int, list[int]],
-              width: int = WRAP_WIDTH) -> list[DomNode]:
+              width: int = WRAP_WIDTH, arrays: bool = False):
     """The page's nodes in preorder, with features.
 
     root: the <body> (Lexbor node) after invisible elements were stripped;
     pagelet_of: pagelet element mem_id -> pagelet ordinal; split: mem_ids of the
     elements Figure 3 split; text_runs: split element mem_id -> ordinals of the
-    text-run pagelets directly inside it (html/pagelets.py)."""
+    text-run pagelets directly inside it (html/pagelets.py). With `arrays`, a
+    PageArrays instead of the rows."""
     accs: list[_Acc] = []
-    owner: dict[int, int] = {}  # element mem_id -> index of the node its text belongs to
-    in_anchor: dict[int, bool] = {}
-    pagelet_at: dict[int, int] = {}
     root_id = root.mem_id
     attrs = root.attributes
     accs.append(_Acc(-1, 0, root.tag, _label(root.tag, attrs), pagelet_of.get(root_id, -1),
                      cue_bits(root.tag, attrs), 0, root_id in pagelet_of, root_id in split))
     accs[0].own_pagelets.extend(text_runs.get(root_id, ()))
-    owner[root_id], in_anchor[root_id], pagelet_at[root_id] = 0, False, accs[0].pagelet
-    for item in root.traverse(include_text=True):
-        mid = item.mem_id
-        if mid == root_id:
+    # depth-first over siblings (`child` / `next`): each stack entry is the next
+    # sibling to visit and its context (owning node, inside an <a>, pagelet)
+    stack = [(root.child, 0, False, accs[0].pagelet)]
+    while stack:
+        item, up, anchor, pg = stack[-1]
+        if item is None:
+            stack.pop()
             continue
-        parent = item.parent
-        if parent is None:
-            continue
-        pid = parent.mem_id
-        if pid not in owner:  # below something we skipped (should not happen)
-            continue
+        stack[-1] = (item.next, up, anchor, pg)
         if item.is_text_node:
             text = item.text_content
             if text and not text.isspace():
-                acc = accs[owner[pid]]
+                acc = accs[up]
                 acc.parts.append(text)
-                if in_anchor[pid]:
+                if anchor:
                     acc.anchor_tokens += len(text.split())
             continue
         if not item.is_element_node:
             continue
         tag = item.tag
-        up = owner[pid]
-        anchor = in_anchor[pid] or tag == "a"
-        in_anchor[mid] = anchor
-        pg = pagelet_of.get(mid, pagelet_at[pid])
-        pagelet_at[mid] = pg
-        if tag in ("a", "area") and "href" in item.attributes:
-            accs[up].links += 1
+        mid = item.mem_id
+        if tag == "a" or tag == "area":
+            anchor = anchor or tag == "a"
+            if "href" in item.attributes:
+                accs[up].links += 1
+        pg = pagelet_of.get(mid, pg)
         if tag in BLOCK_TAGS or mid in pagelet_of or mid in split:
             a = item.attributes
-            acc = _Acc(up, accs[up].depth + 1, tag, _label(tag, a), pg, cue_bits(tag, a),
-                       accs[up].inside | accs[up].cues, mid in pagelet_of, mid in split)
+            parent = accs[up]
+            acc = _Acc(up, parent.depth + 1, tag, _label(tag, a), pg, cue_bits(tag, a),
+                       parent.inside | parent.cues, mid in pagelet_of, mid in split)
             acc.own_pagelets.extend(text_runs.get(mid, ()))
-            owner[mid] = len(accs)
+            up = len(accs)
             accs.append(acc)
-        else:
-            owner[mid] = up
-    return _features(accs, width)
+        stack.append((item.child, up, anchor, pg))
+    return _feature_matrix(accs, width) if arrays else _features(accs, width)
 
 
-def _main_block(accs: list[_Acc], full: list[int], other: list[int]) -> list[int]:
+def _main_block(parent: np.ndarray, gain: np.ndarray) -> np.ndarray:
     """Per node: 1 inside the page's main block, 2 above it (an ancestor), 0
     elsewhere. The main block is the node whose subtree gains most full text
     (class C2 tokens) over other tokens, F - O, the deepest on ties: where a
     reader's eye settles, the static stand-in for "placement on screen"."""
-    n = len(accs)
-    best, best_gain = 0, None
-    for i in range(n):
-        gain = full[i] - other[i]
-        if best_gain is None or gain >= best_gain:
-            best, best_gain = i, gain
-    where = [0] * n
+    n = len(parent)
+    best = int(n - 1 - np.argmax(gain[::-1]))  # the last maximum in preorder: deepest on ties along a path
+    where = np.zeros(n, dtype=np.int8)
     where[best] = 1
     for i in range(best + 1, n):  # preorder: a subtree is contiguous after its root
-        if where[accs[i].parent] == 1:
+        if where[parent[i]] == 1:
             where[i] = 1
-        elif accs[i].parent < best:
+        elif parent[i] < best:
             break
-    i = accs[best].parent
+    i = parent[best]
     while i >= 0:
         where[i] = 2
-        i = accs[i].parent
+        i = parent[i]
     return where
 
 
+def _subtree_sums(parent: np.ndarray, depth: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Column sums over each node's subtree, one numpy step per depth level."""
+    out = values.copy()
+    for d in range(int(depth.max(initial=0)), 0, -1):
+        level = np.flatnonzero(depth == d)
+        np.add.at(out, parent[level], out[level])
+    return out
+
+
+_GROUP_OF = {tag: i for i, group in enumerate(TAG_GROUPS.values()) for tag in group}
+
+
+class PageArrays(NamedTuple):
+    """A page's kept nodes as arrays: what the scorer needs, without the rows."""
+    parent: np.ndarray  # int64, -1 for the root
+    features: np.ndarray  # float64, nodes x FEATURES
+    n_tokens: np.ndarray  # int64, subtree tokens
+    texts: list[str]  # own text
+    keep: np.ndarray  # index into the walk's nodes
+
+
 def _features(accs: list[_Acc], width: int) -> list[DomNode]:
-    """Subtree aggregates (children after parents in `accs`, so one reverse pass)
-    -> feature vectors; nodes without text or links are dropped."""
+    """The page's DomNode rows (the NODES table)."""
+    a = _feature_matrix(accs, width)
+    rows = a.features.tolist()
+    parent = a.parent.tolist()
+    t_int = a.n_tokens.tolist()
+    out: list[DomNode] = []
+    for new, i in enumerate(a.keep.tolist()):
+        acc = accs[i]
+        text = a.texts[new]
+        out.append(DomNode(new, parent[new], acc.depth, acc.label, acc.pagelet, acc.own_pagelets if text else [],
+                           text, t_int[new], rows[new]))
+    return out
+
+
+def _feature_matrix(accs: list[_Acc], width: int) -> PageArrays:
+    """Subtree aggregates -> feature vectors (numpy, a column per cue); nodes
+    without text or links are dropped."""
     n = len(accs)
-    tokens = [0] * n
-    anchor = [0] * n
-    links = [0] * n
-    sentences = [0] * n
-    stop_tokens = [0] * n
-    density_mass = [0.0] * n  # sum over own-text blocks of tokens x density
-    children = [0] * n
-    own_tokens = [0] * n
-    full = [0] * n  # tokens of own texts in Kohlschütter's class C2 (density > 8, mostly outside anchors)
-    other = [0] * n
     texts = [""] * n
+    # per node: own tokens, anchor tokens, links, sentences, tokens with a full stop,
+    # tokens x density, full-text (C2) tokens, other tokens
+    own = np.zeros((n, 8))
     for i, acc in enumerate(accs):
+        own[i, 1] = acc.anchor_tokens
+        own[i, 2] = acc.links
         if acc.parts:
             text = " ".join(" ".join(acc.parts).split())
             texts[i] = text
             w = wrap(text, width)
-            own_tokens[i] = w.tokens
-            tokens[i] = w.tokens
-            density_mass[i] = w.tokens * w.density
             s = len(_SENTENCE_END.findall(text))
-            sentences[i] = s
-            stop_tokens[i] = w.tokens if s else 0
-            if w.density > C1_MAX_DENSITY and 2 * acc.anchor_tokens < w.tokens:
-                full[i] = w.tokens
-            else:
-                other[i] = w.tokens
-        anchor[i] = acc.anchor_tokens
-        links[i] = acc.links
-    for i in range(n - 1, 0, -1):
-        p = accs[i].parent
-        tokens[p] += tokens[i]
-        anchor[p] += anchor[i]
-        links[p] += links[i]
-        sentences[p] += sentences[i]
-        stop_tokens[p] += stop_tokens[i]
-        density_mass[p] += density_mass[i]
-        full[p] += full[i]
-        other[p] += other[i]
-        if tokens[i] or links[i]:
-            children[p] += 1
-    main = _main_block(accs, full, other)
-    keep = [i for i in range(n) if tokens[i] or links[i] or i == 0]
-    index = {old: new for new, old in enumerate(keep)}
+            full = w.density > C1_MAX_DENSITY and 2 * acc.anchor_tokens < w.tokens
+            own[i, 0], own[i, 3], own[i, 4], own[i, 5] = w.tokens, s, w.tokens if s else 0, w.tokens * w.density
+            own[i, 6 if full else 7] = w.tokens
+    parent = np.fromiter((a.parent for a in accs), dtype=np.int64, count=n)
+    depth = np.fromiter((a.depth for a in accs), dtype=np.int64, count=n)
+    sub = _subtree_sums(parent, depth, own)
+    tokens, anchor, links, sentences, stop, mass, full, other = sub.T
+    nonempty = (tokens > 0) | (links > 0)
+    children = np.zeros(n)
+    np.add.at(children, parent[1:], nonempty[1:])
+    main = _main_block(parent, full - other)
+    nonempty[0] = True
+    keep = np.flatnonzero(nonempty)
+    m = len(keep)
+    t = tokens[keep]
+    safe = np.maximum(t, 1)
+    has = t > 0
+    density = np.where(has, mass[keep] / safe, 0.0)
+    sent = sentences[keep]
+    own_tok = own[keep, 0]
     page_tokens = max(tokens[0], 1)
-    max_rank = max(len(keep) - 1, 1)
-    before = 0
-    out: list[DomNode] = []
-    groups = list(TAG_GROUPS.values())
-    n_cues = len(CUE_WORDS)
-    for new, i in enumerate(keep):
-        acc = accs[i]
-        t = tokens[i]
-        density = density_mass[i] / t if t else 0.0
-        f = [
-            math.log1p(t), t / page_tokens, density, 1.0 if density <= C1_MAX_DENSITY else 0.0,
-            anchor[i] / t if t else 1.0, min(links[i] / t, 1.0) if t else 1.0,
-            min(t / sentences[i], 100.0) if sentences[i] else float(min(t, 100)),
-            stop_tokens[i] / t if t else 0.0, new / max_rank, before / page_tokens, float(min(acc.depth, 40)),
-            math.log1p(children[i]),
-        ]
-        f.extend(float(acc.cues >> g & 1) for g in range(n_cues))
-        f.extend(float(acc.inside >> g & 1) for g in range(n_cues))
-        f.extend(1.0 if acc.tag in g else 0.0 for g in groups)
-        f.append(1.0 if acc.is_pagelet else 0.0)
-        f.append(1.0 if acc.is_split else 0.0)
-        f.append(full[i] / full[0] if full[0] else 0.0)
-        f.append(1.0 if main[i] == 1 else 0.0)
-        f.append(1.0 if main[i] == 2 else 0.0)
-        before += own_tokens[i]
-        out.append(DomNode(new, index[acc.parent] if acc.parent >= 0 else -1, acc.depth, acc.label, acc.pagelet,
-                           acc.own_pagelets if own_tokens[i] else [], texts[i], t, f))
-    return out
+    cues = np.fromiter((accs[i].cues for i in keep), dtype=np.int64, count=m)
+    inside = np.fromiter((accs[i].inside for i in keep), dtype=np.int64, count=m)
+    bits = np.arange(len(CUE_WORDS))
+    group = np.fromiter((_GROUP_OF.get(accs[i].tag, -1) for i in keep), dtype=np.int64, count=m)
+    f = np.column_stack([
+        np.log1p(t), t / page_tokens, density, (density <= C1_MAX_DENSITY).astype(float),
+        np.where(has, anchor[keep] / safe, 1.0), np.where(has, np.minimum(links[keep] / safe, 1.0), 1.0),
+        np.where(sent > 0, np.minimum(t / np.maximum(sent, 1), 100.0), np.minimum(t, 100.0)),
+        np.where(has, stop[keep] / safe, 0.0), np.arange(m) / max(m - 1, 1),
+        (np.cumsum(own_tok) - own_tok) / page_tokens, np.minimum(depth[keep], 40).astype(float),
+        np.log1p(children[keep]),
+        (cues[:, None] >> bits & 1).astype(float), (inside[:, None] >> bits & 1).astype(float),
+        (group[:, None] == np.arange(len(TAG_GROUPS))).astype(float),
+        [float(accs[i].is_pagelet) for i in keep], [float(accs[i].is_split) for i in keep],
+        full[keep] / full[0] if full[0] else np.zeros(m), (main[keep] == 1).astype(float),
+        (main[keep] == 2).astype(float),
+    ])
+    index = np.full(n, -1, dtype=np.int64)
+    index[keep] = np.arange(m)
+    new_parent = np.where(parent[keep] >= 0, index[np.maximum(parent[keep], 0)], -1)
+    return PageArrays(new_parent, f, t.astype(np.int64), [texts[i] for i in keep.tolist()], keep)

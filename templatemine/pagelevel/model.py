@@ -187,6 +187,15 @@ def judge_page(parent, features, n_tokens, texts, model: PageModel, scoring: Sco
     return PageResult(x, y, template, text_template, n_sections, " ".join(kept), removed, total)
 
 
+def judge_html(html: str, model: PageModel, scoring: Scoring = Scoring()) -> PageResult:
+    """Page mode outside Spark: parse, nodes, model, smoothing; the same
+    decisions the Spark stage makes from the NODES table."""
+    from templatemine.pagelevel.features import page_nodes
+
+    a = page_nodes(html, arrays=True)
+    return judge_page(a.parent, a.features, a.n_tokens, a.texts, model, scoring)
+
+
 def subtree_labels(parent, own_label) -> np.ndarray:
     """Site-level labels of nodes (1 template, 0 content, -1 unlabelled) from the
     labels of their own text: Chakrabarti et al.'s monotonicity ("a DOM node is a
