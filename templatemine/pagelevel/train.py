@@ -60,8 +60,9 @@ def labelled_nodes(spark: SparkSession, outs: list[str]) -> DataFrame:
                 raise ValueError(f"{out}: no {name} table (run `templatemine run` there with the nodes on first)")
         nodes = spark.read.parquet(f"{out}/nodes")
         labels = node_labels(nodes, spark.read.parquet(f"{out}/template_pagelets"))
+        sites = spark.read.parquet(f"{out}/pages").select("page_key", "site")
         frames.append(nodes.select("page_key", "node", "n_tokens", "features").join(labels, ["page_key", "node"])
-                      .where(F.col("label") >= 0))
+                      .where(F.col("label") >= 0).join(sites, "page_key"))
     data = frames[0]
     for f in frames[1:]:
         data = data.unionByName(f)
@@ -96,7 +97,16 @@ def train_page_model(spark: SparkSession, outs: list[str], model_root: str, conf
         data = data.withColumn("band", F.when(F.col("n_tokens") >= lower, F.lit(i)).otherwise(F.col("band")))
     # hold out whole pages: nodes of one page are not independent
     data = data.withColumn("held", (F.abs(F.xxhash64("page_key", F.lit(config.seed))) % 1000) < config.holdout * 1000)
-    data = data.withColumn("label", F.col("label").cast("double")).persist()
+    data = data.withColumn("label", F.col("label").cast("double"))
+    if config.site_weights:  # each site weighs the same within a band, whatever its size
+        per_site = data.groupBy("band", "site").agg(F.count("*").alias("site_nodes"))
+        per_band = data.groupBy("band").agg(F.count("*").alias("band_nodes"),
+                                            F.countDistinct("site").alias("band_sites"))
+        data = data.join(per_site, ["band", "site"]).join(per_band, "band").withColumn(
+            "weight", F.col("band_nodes") / (F.col("band_sites") * F.col("site_nodes")))
+    else:
+        data = data.withColumn("weight", F.lit(1.0))
+    data = data.persist()
     version = _version(outs, config)
     target = os.path.join(model_root, version)
     bands = []
@@ -110,7 +120,8 @@ def train_page_model(spark: SparkSession, outs: list[str], model_root: str, conf
         if min(n_train) == 0:
             raise ValueError(f"band {i} (>= {lower} tokens): {n_train[0]} content and {n_train[1]} template nodes "
                              "to train on; need both (more site-level output, or other pagelevel.bands)")
-        lr = LogisticRegression(featuresCol="fv", labelCol="label", regParam=config.reg_param, elasticNetParam=0.0,
+        lr = LogisticRegression(featuresCol="fv", labelCol="label", weightCol="weight", regParam=config.reg_param,
+                                elasticNetParam=0.0,
                                 maxIter=200, standardization=True, family="binomial")
         fitted = lr.fit(train)
         fitted.write().overwrite().save(os.path.join(target, f"band-{i}"))
@@ -131,7 +142,7 @@ def train_page_model(spark: SparkSession, outs: list[str], model_root: str, conf
     data.unpersist()
     trained_on = {"outputs": [os.path.abspath(o) if "://" not in o else o for o in outs], "bands": bands,
                   "config": {"bands": config.bands, "reg_param": config.reg_param, "holdout": config.holdout,
-                             "seed": config.seed},
+                             "seed": config.seed, "site_weights": config.site_weights},
                   "trained_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                   "seconds": round(time.time() - started, 1)}
     model = PageModel(version, FEATURES, lowers, tuple(coefficients), tuple(intercepts), tuple(ks), trained_on)
@@ -143,7 +154,7 @@ def train_page_model(spark: SparkSession, outs: list[str], model_root: str, conf
 
 def _version(outs: list[str], config: PageLevelConfig) -> str:
     digest = hashlib.sha1(json.dumps([sorted(outs), config.bands, config.reg_param, config.holdout, config.seed,
-                                      FEATURES]).encode()).hexdigest()[:8]
+                                      config.site_weights, FEATURES]).encode()).hexdigest()[:8]
     return f"pagelevel-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}-{digest}"
 
 
