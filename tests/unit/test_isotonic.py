@@ -275,3 +275,20 @@ def test_larger_tree_is_feasible_and_consistent():
 def test_invalid_input(parent, x, c):
     with pytest.raises(ValueError):
         smooth(parent, x, c)
+
+
+def test_grid_rounding_costs_at_most_n_times_the_grid():
+    """What page scoring restricts: scores rounded to a 0.05 grid (k <= 21) before
+    the DP. The rounded solution, costed on the raw scores, is within n * grid of
+    the exact optimum (each |x - y| term moves by at most grid / 2, twice)."""
+    rng = np.random.default_rng(4)
+    grid = 0.05
+    for _ in range(200):
+        n = int(rng.integers(1, 7))
+        parent = [-1] + [int(rng.integers(0, i)) for i in range(1, n)]
+        x = [float(v) for v in rng.random(n)]
+        c = float(rng.choice(C_VALUES))
+        rounded = [round(v / grid) * grid for v in x]
+        y = smooth(parent, rounded, c).y.tolist()
+        assert _monotone(parent, y)
+        assert _objective(parent, x, y, c) <= _brute(parent, x, c) + n * grid + 1e-9
