@@ -23,6 +23,7 @@ import hashlib
 import json
 import os
 import time
+from dataclasses import replace
 from datetime import datetime, timezone
 from typing import Callable
 
@@ -89,7 +90,8 @@ def run_night(spark: SparkSession, state_root: str, files: list[InputFile], conf
 
     try:
         t = time.time()
-        extracted = run_extract(spark, new, f"{work}/extract", config.extract, progress)
+        # the state keeps no nodes table (nights are judged site-level): don't compute one
+        extracted = run_extract(spark, new, f"{work}/extract", replace(config.extract, nodes=False), progress)
         t = lap("extract_s", t)
         _crash_point("extracted")
         changes = _merge_captures(state, night, f"{work}/extract", work, progress)
