@@ -80,15 +80,16 @@ def test_model_round_trips_through_mllib_and_json(spark, trained):
 
 
 def test_page_mode_removes_the_template_from_single_pages(spark, trained):
-    out, root, _ = trained
-    manifest = run_pagelevel(spark, out, PageLevelConfig(mode="auto", min_site_pages=3, model=root), progress=QUIET)
+    out, _, _ = trained
+    # the shipped model (trained on real sites), not the toy one: it knows a menu and a footer
+    manifest = run_pagelevel(spark, out, PageLevelConfig(mode="auto", min_site_pages=3), progress=QUIET)
     assert set(manifest["modes"]) == {"page", "hybrid"}
     cleaned = run_clean(spark, out, progress=QUIET)
     assert cleaned["rows"]["clean_pages"] == spark.read.parquet(f"{out}/pages").count()
     clean = {r["url"]: r for r in spark.read.parquet(f"{out}/clean_pages").collect()}
     lonely = [r for u, r in clean.items() if "lonely" in u]
     assert len(lonely) == 3 and {r["mode"] for r in lonely} == {"page"}
-    model = load_model(root)
+    model = load_model("")
     nodes = spark.read.parquet(f"{out}/nodes")
     for r in lonely:  # the Spark stage judged each page exactly as the pure scorer does
         ns = sorted(nodes.where(F.col("page_key") == r["page_key"]).collect(), key=lambda n: n["node"])
@@ -96,7 +97,7 @@ def test_page_mode_removes_the_template_from_single_pages(spark, trained):
                           [n["text"] for n in ns], model, PageLevelConfig().scoring())
         assert r["clean_text"] == pure.clean_text and "council met on Tuesday" in r["clean_text"]
         assert r["template_token_fraction"] == pytest.approx(pure.template_tokens / pure.tokens)
-        assert pure.template_tokens > 0
+        assert "Contact" not in r["clean_text"] and "Copyright" not in r["clean_text"]
     judged = spark.read.parquet(f"{out}/page_templateness")
     sizes = judged.join(spark.read.parquet(f"{out}/nodes").groupBy("page_key").count(), "page_key").where(
         F.size("x") != F.col("count")).count()
