@@ -276,10 +276,10 @@ def run_command(args) -> int:
                            judged["rows"])
             summary += pagelevel_lines(judged)
             document["pagelevel"] = judged
-        elif args.command == "run":
+        elif args.command in ("run", "pagelevel"):
             from templatemine.pagelevel.stage import run_pagelevel
 
-            run_pagelevel(spark, args.out, config.pagelevel, progress)  # site: drops an earlier run's judgement
+            run_pagelevel(spark, args.out, config.pagelevel, progress)  # site: drops an earlier judgement
         if args.command in ("run", "clean"):
             cleaned = run_clean(spark, args.out, progress, config.clean)
             progress.stage("clean", n_pages, cleaned["timings"]["total_s"], cleaned["rows"])

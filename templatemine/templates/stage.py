@@ -156,7 +156,9 @@ def run_clean(spark: SparkSession, out: str, progress: Callable[[str], None] = p
                 "n_template_pagelets")
         judged = _page_level(spark, output, out, detected, progress)
         removed = members
-        if judged is not None:  # pages judged by the model: their text and template pagelets from there
+        if judged is None:
+            cleaned = cleaned.withColumn("mode", F.lit("site"))
+        else:  # pages judged by the model: their text and template pagelets from there
             cleaned = cleaned.join(judged.select(
                 "page_key", "mode", F.col("clean_text").alias("page_text"),
                 (F.col("template_tokens") / F.when(F.col("tokens") > 0, F.col("tokens"))).alias("page_fraction"),
