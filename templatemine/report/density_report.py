@@ -100,6 +100,29 @@ def term_doc_freqs(blocks: DataFrame, boundary: int = T.PARTITION_BOUNDARY) -> D
                                         F.count("*").alias("w12"))
 
 
+def typicality_in_spark(freqs: DataFrame, n_docs: int, min_df: int, boundary: int,
+                        top: int = T.TOP_TERMS) -> T.TypicalityTable:
+    """typicality.typicality_table with eq. (2) evaluated in Spark: only the
+    counts and the `top` terms of each sign reach the driver, however many
+    terms a crawl has (a web-scale vocabulary above the threshold is millions)."""
+    eps = (F.log((F.col("w2") + 1) / (F.col("w1") + 1)) / math.log(n_docs + 1)).alias("epsilon")
+    scored = freqs.select("term", "w1", "w2", "w12", eps).persist()
+    try:
+        counts = scored.agg(F.count("*").alias("n"), F.sum((F.col("epsilon") <= -T.TYPICAL).cast("long")).alias("c1"),
+                            F.sum((F.col("epsilon") >= T.TYPICAL).cast("long")).alias("c2")).first()
+
+        def rows(frame) -> list[T.TermRow]:
+            return [T.TermRow(r["term"], int(r["w1"]), int(r["w2"]), int(r["w12"]),
+                              T.term_typicality(int(r["w1"]), int(r["w2"]), n_docs)) for r in frame.collect()]
+
+        top_c1 = rows(scored.where(F.col("epsilon") < 0).orderBy("epsilon", "term").limit(top))
+        top_c2 = rows(scored.where(F.col("epsilon") > 0).orderBy(F.desc("epsilon"), "term").limit(top))
+    finally:
+        scored.unpersist()
+    return T.TypicalityTable(n_docs=n_docs, min_doc_freq=min_df, boundary=boundary, n_terms=int(counts["n"]),
+                             n_c1=int(counts["c1"] or 0), n_c2=int(counts["c2"] or 0), top_c1=top_c1, top_c2=top_c2)
+
+
 # ---------------------------------------------------------------- gathering
 
 
@@ -132,15 +155,15 @@ def gather_density(spark: SparkSession, out: str, *, min_doc_freq: int | None = 
         n_docs = blocks.select("page_key").distinct().count()
         min_df = min_doc_freq if min_doc_freq is not None else T.default_min_doc_freq(max(n_docs, 1))
         say(f"density: term document frequencies in pi1 / pi2 ({n_docs:,} pages, w1u2 >= {min_df})")
-        freqs = [(r["term"], r["w1"], r["w2"], r["w12"])
-                 for r in term_doc_freqs(blocks, boundary).where(F.col("w12") >= min_df).collect()]
+        table = typicality_in_spark(term_doc_freqs(blocks, boundary).where(F.col("w12") >= min_df),
+                                    max(n_docs, 1), min_df, boundary)
     finally:
         blocks.unpersist()
     aggregated = time.time()
     say("density: fitting eq. (1)")
     tokens = {b: c + t for b, (c, t) in hist.items()}
     data = DensityData(out=out, has_templates=has_templates, histogram=hist, n_docs=n_docs,
-                       typicality=T.typicality_table(freqs, max(n_docs, 1), min_df, boundary),
+                       typicality=table,
                        fit=T.fit_mixture(tokens, max_bin=MAX_BIN, boundary=boundary),
                        fit_two_betas=T.fit_mixture(tokens, with_normal=False, max_bin=MAX_BIN, boundary=boundary),
                        generated_utc=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC"))
