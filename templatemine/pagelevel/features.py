@@ -131,16 +131,27 @@ def page_nodes(html: str, k: int = 3, width: int = WRAP_WIDTH, arrays: bool = Fa
 
 def cue_bits(tag: str, attrs) -> int:
     """Bit i set when a word of group i of CUE_WORDS is in the tag, id, class or role."""
-    bits = 0
-    if tag in _CUE_OF:
-        bits |= 1 << _CUE_OF[tag]
+    bits = 1 << _CUE_OF[tag] if tag in _CUE_OF else 0
     for name in ("id", "class", "role"):
         value = attrs.get(name)
         if value:
-            for word in _SPLIT.split(value.lower()):
-                i = _CUE_OF.get(word)
-                if i is not None:
-                    bits |= 1 << i
+            bits |= _value_bits(value)
+    return bits
+
+
+_VALUE_BITS: dict[str, int] = {}  # class strings repeat across a site's pages: split each once per process
+
+
+def _value_bits(value: str) -> int:
+    bits = _VALUE_BITS.get(value)
+    if bits is None:
+        bits = 0
+        for word in _SPLIT.split(value.lower()):
+            i = _CUE_OF.get(word)
+            if i is not None:
+                bits |= 1 << i
+        if len(_VALUE_BITS) < 100_000:  # bounded: unique ids would grow it without end
+            _VALUE_BITS[value] = bits
     return bits
 
 
@@ -297,8 +308,8 @@ def _feature_matrix(accs: list[_Acc], width: int) -> PageArrays:
             full = w.density > C1_MAX_DENSITY and 2 * acc.anchor_tokens < w.tokens
             own[i, 0], own[i, 3], own[i, 4], own[i, 5] = w.tokens, s, w.tokens if s else 0, w.tokens * w.density
             own[i, 6 if full else 7] = w.tokens
-    parent = np.fromiter((a.parent for a in accs), dtype=np.int64, count=n)
-    depth = np.fromiter((a.depth for a in accs), dtype=np.int64, count=n)
+    parent = np.array([a.parent for a in accs], dtype=np.int64)
+    depth = np.array([a.depth for a in accs], dtype=np.int64)
     sub = _subtree_sums(parent, depth, own)
     tokens, anchor, links, sentences, stop, mass, full, other = sub.T
     nonempty = (tokens > 0) | (links > 0)
@@ -315,10 +326,11 @@ def _feature_matrix(accs: list[_Acc], width: int) -> PageArrays:
     sent = sentences[keep]
     own_tok = own[keep, 0]
     page_tokens = max(tokens[0], 1)
-    cues = np.fromiter((accs[i].cues for i in keep), dtype=np.int64, count=m)
-    inside = np.fromiter((accs[i].inside for i in keep), dtype=np.int64, count=m)
+    kept = [accs[i] for i in keep.tolist()]
+    cues = np.array([a.cues for a in kept], dtype=np.int64)
+    inside = np.array([a.inside for a in kept], dtype=np.int64)
     bits = np.arange(len(CUE_WORDS))
-    group = np.fromiter((_GROUP_OF.get(accs[i].tag, -1) for i in keep), dtype=np.int64, count=m)
+    group = np.array([_GROUP_OF.get(a.tag, -1) for a in kept], dtype=np.int64)
     f = np.column_stack([
         np.log1p(t), t / page_tokens, density, (density <= C1_MAX_DENSITY).astype(float),
         np.where(has, anchor[keep] / safe, 1.0), np.where(has, np.minimum(links[keep] / safe, 1.0), 1.0),
@@ -328,7 +340,7 @@ def _feature_matrix(accs: list[_Acc], width: int) -> PageArrays:
         np.log1p(children[keep]),
         (cues[:, None] >> bits & 1).astype(float), (inside[:, None] >> bits & 1).astype(float),
         (group[:, None] == np.arange(len(TAG_GROUPS))).astype(float),
-        [float(accs[i].is_pagelet) for i in keep], [float(accs[i].is_split) for i in keep],
+        [float(a.is_pagelet) for a in kept], [float(a.is_split) for a in kept],
         full[keep] / full[0] if full[0] else np.zeros(m), (main[keep] == 1).astype(float),
         (main[keep] == 2).astype(float),
     ])
