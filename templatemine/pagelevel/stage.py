@@ -28,7 +28,7 @@ from pyspark.sql.types import (ArrayType, BooleanType, FloatType, IntegerType, L
 
 from templatemine.config import PageLevelConfig
 from templatemine.pagelevel.model import PageModel, Scoring, judge_page, load_model, subtree_labels
-from templatemine.tables.output import RunOutput, new_run_id
+from templatemine.tables.output import RunOutput, new_run_id, path_exists
 
 PAGE_TEMPLATENESS = "page_templateness"
 SITE, PAGE, HYBRID, AUTO = "site", "page", "hybrid", "auto"
@@ -108,12 +108,6 @@ def judged_pages(nodes: DataFrame, modes: DataFrame, template_pagelets: DataFram
     return rows.groupBy("page_key").applyInPandas(_judge_group(model, scoring), JUDGED_SCHEMA)
 
 
-def _exists(spark: SparkSession, path: str) -> bool:
-    jvm = spark.sparkContext._jvm
-    p = jvm.org.apache.hadoop.fs.Path(path)
-    return p.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration()).exists(p)
-
-
 def run_pagelevel(spark: SparkSession, out: str, config: PageLevelConfig = PageLevelConfig(),
                   progress: Callable[[str], None] = print) -> dict | None:
     """Write OUT/page_templateness (atomically) and return the manifest; None
@@ -125,20 +119,22 @@ def run_pagelevel(spark: SparkSession, out: str, config: PageLevelConfig = PageL
         output.remove("pagelevel.json")
         output.remove(PAGE_TEMPLATENESS)
         return None
-    if not _exists(spark, f"{out}/nodes"):
+    if not path_exists(spark, f"{out}/nodes"):
         raise ValueError(f"{out}: no nodes table; extract with extract.nodes=true for page-level detection "
                          "(or run with pagelevel.mode=site)")
     model = load_model(config.model)
     scoring = config.scoring()
     pages = spark.read.parquet(f"{out}/pages")
-    members = spark.read.parquet(f"{out}/template_pagelets") if _exists(spark, f"{out}/template_pagelets") else None
+    has_members = path_exists(spark, f"{out}/template_pagelets")
+    members = spark.read.parquet(f"{out}/template_pagelets") if has_members else None
     modes = page_modes(pages, config)
     if members is None:
         modes = modes.withColumn("mode", F.lit(PAGE))  # no site-level run: every page on its own
+    labels = None if config.mode == PAGE else members  # page mode never reads the site-level labels
     progress(f"pagelevel: model {model.version}, mode {config.mode}, smoothing c={config.smoothing}"
              f"{'' if config.smooth else ' (off)'}, threshold {config.threshold}")
     try:
-        judged_pages(spark.read.parquet(f"{out}/nodes"), modes, members, model, scoring).write.mode(
+        judged_pages(spark.read.parquet(f"{out}/nodes"), modes, labels, model, scoring).write.mode(
             "overwrite").parquet(output.staged(PAGE_TEMPLATENESS))
         written = spark.read.parquet(output.staged(PAGE_TEMPLATENESS))
         by_mode = {r["mode"]: r.asDict() for r in written.groupBy("mode").agg(

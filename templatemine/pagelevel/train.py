@@ -14,6 +14,7 @@ import hashlib
 import json
 import os
 import time
+
 import pandas as pd
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
@@ -22,6 +23,7 @@ from pyspark.sql.types import IntegerType, LongType, StructField, StructType
 from templatemine.config import PageLevelConfig
 from templatemine.pagelevel.features import FEATURES
 from templatemine.pagelevel.model import LATEST, PageModel, subtree_labels
+from templatemine.tables.output import path_exists
 
 _LABEL_SCHEMA = StructType([StructField("page_key", LongType(), False), StructField("node", IntegerType(), False),
                             StructField("label", IntegerType(), False)])
@@ -56,7 +58,7 @@ def labelled_nodes(spark: SparkSession, outs: list[str]) -> DataFrame:
     for out in outs:
         out = out.rstrip("/")
         for name in ("nodes", "template_pagelets"):
-            if not _exists(spark, f"{out}/{name}"):
+            if not path_exists(spark, f"{out}/{name}"):
                 raise ValueError(f"{out}: no {name} table (run `templatemine run` there with the nodes on first)")
         nodes = spark.read.parquet(f"{out}/nodes")
         labels = node_labels(nodes, spark.read.parquet(f"{out}/template_pagelets"))
@@ -67,12 +69,6 @@ def labelled_nodes(spark: SparkSession, outs: list[str]) -> DataFrame:
     for f in frames[1:]:
         data = data.unionByName(f)
     return data
-
-
-def _exists(spark: SparkSession, path: str) -> bool:
-    jvm = spark.sparkContext._jvm
-    p = jvm.org.apache.hadoop.fs.Path(path)
-    return p.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration()).exists(p)
 
 
 def band_lowers(config: PageLevelConfig) -> tuple[int, ...]:

@@ -23,6 +23,13 @@ from pyspark.sql import SparkSession
 MANIFEST = "manifest.json"  # the extract stage's; later stages add a summary to it
 
 
+def path_exists(spark: SparkSession, path: str) -> bool:
+    """Whether PATH exists, on whatever file system its scheme names."""
+    jvm = spark.sparkContext._jvm
+    p = jvm.org.apache.hadoop.fs.Path(path)
+    return bool(p.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration()).exists(p))
+
+
 def new_run_id() -> str:
     return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ") + "-" + uuid.uuid4().hex[:8]
 
