@@ -65,6 +65,13 @@ class BaseSet:
     links: DataFrame  # src_page_key, link_ordinal, pagelet_ordinal, dst_page_key (both ends in the base set)
     pagelets: DataFrame  # page_key, ordinal, dom_path, dom_label, text, match, template
     sizes: dict = field(default_factory=dict)
+    cached: list = field(default_factory=list)  # what base_set persisted
+
+    def unpersist(self) -> None:
+        """Free the cached frames: a session that distills many queries (or a test
+        session) would otherwise keep every base set in memory."""
+        for frame in self.cached:
+            frame.unpersist()
 
 
 def _any_term(df: DataFrame, text_col: str, terms: list[str], by: str) -> DataFrame:
@@ -125,7 +132,7 @@ def base_set(tables: dict[str, DataFrame], query: str, config: DistillConfig = D
     pagelets = (pagelets.withColumn("match", match).join(templates, ["page_key", "ordinal"], "left")
                 .withColumn("template", F.coalesce("template", F.lit(False))).persist())
     sizes = {"root": root.count(), "base": pages.count(), "links": base_links.count()}
-    return BaseSet(terms, root, pages, base_links, pagelets, sizes)
+    return BaseSet(terms, root, pages, base_links, pagelets, sizes, [matching, root, keys, pages, base_links, pagelets])
 
 
 def config_edges(base: BaseSet, name: str) -> DataFrame:
@@ -232,5 +239,6 @@ def distill(spark: SparkSession, out: str, query: str, config: DistillConfig = D
         }
         progress(f"  {name:<16} {n_edges:>6} edges, {result.iterations:>2} iterations"
                  f"{'' if result.converged else ' (not converged)'}, {results[name]['seconds']} s")
+    base.unpersist()  # the results are collected; `base` stays usable (recomputed if read again)
     return {"query": query, "terms": [t.strip() for t in base.terms], "sizes": base.sizes, "configs": results,
             "seconds": round(time.perf_counter() - t0, 2), "base": base}

@@ -110,6 +110,7 @@ def test_dom_mdl_converges_and_equals_the_plain_python_replay(spark, web):
     # the best hub subtrees are link lists, pooled whole (not single links, not whole pages)
     best = out["segmented"].orderBy(F.desc("frontier_h"), "page_key", "link_ordinal").limit(20).collect()
     assert all(r.frontier.endswith("]") and "/ul[" in r.frontier and r.frontier_links > 1 for r in best)
+    base.unpersist()
 
 
 def test_cocitation_within_non_template_pagelets(spark, web):
