@@ -214,7 +214,12 @@ TEST = replace(LOCAL, spark={
     "spark.databricks.delta.snapshotPartitions": "2",  # Delta's log replay: 50 tasks per read by default
     "spark.ui.enabled": "false",
     "spark.ui.showConsoleProgress": "false",
-    "spark.driver.memory": "2g",
+    # one session runs the whole suite: the status store would keep the plans of 1000
+    # SQL executions (iterative HITS plans are long); a fresh-clone run ran out of heap
+    "spark.sql.ui.retainedExecutions": "50",
+    "spark.ui.retainedJobs": "100",
+    "spark.ui.retainedStages": "100",
+    "spark.driver.memory": "3g",
 })
 CLUSTER = Config(spark={"spark.sql.shuffle.partitions": "2000"})
 PRESETS = {"local": LOCAL, "test": TEST, "cluster": CLUSTER}
