@@ -99,11 +99,10 @@ def judged_pages(nodes: DataFrame, modes: DataFrame, template_pagelets: DataFram
     """One row per page of `modes` (JUDGED_SCHEMA), each page judged in one pandas group."""
     from templatemine.pagelevel.train import own_text_labels
 
-    if template_pagelets is not None:
-        own = own_text_labels(nodes, template_pagelets).select("page_key", "node", "own_label")
-    else:
-        own = nodes.select("page_key", "node", F.lit(-1).alias("own_label"))
-    rows = nodes.join(modes.select("page_key", "mode"), "page_key").join(own, ["page_key", "node"]).select(
+    # the labels are a column of the nodes (one join by page_key), not a second copy joined back by node
+    labelled = (own_text_labels(nodes, template_pagelets) if template_pagelets is not None
+                else nodes.withColumn("own_label", F.lit(-1)))
+    rows = labelled.join(modes.select("page_key", "mode"), "page_key").select(
         "page_key", "mode", "node", "parent", "pagelet_ordinal", "text", "n_tokens", "features", "own_label")
     return rows.groupBy("page_key").applyInPandas(_judge_group(model, scoring), JUDGED_SCHEMA)
 

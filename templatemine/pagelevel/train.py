@@ -30,14 +30,14 @@ _LABEL_SCHEMA = StructType([StructField("page_key", LongType(), False), StructFi
 
 
 def own_text_labels(nodes: DataFrame, template_pagelets: DataFrame) -> DataFrame:
-    """own_label per node: 1 when every pagelet of its own text is a template
-    pagelet, 0 when one is not, -1 when it has no own text."""
+    """`nodes` with own_label: 1 when every pagelet of the node's own text is a
+    template pagelet, 0 when one is not, -1 when it has no own text."""
     members = template_pagelets.groupBy("page_key").agg(F.collect_set("ordinal").alias("template_ordinals"))
-    return nodes.select("page_key", "node", "parent", "own_pagelets").join(members, "page_key", "left").select(
-        "page_key", "node", "parent",
+    return nodes.join(members, "page_key", "left").withColumn(
+        "own_label",
         F.when(F.size("own_pagelets") == 0, F.lit(-1)).when(
             F.forall("own_pagelets", lambda o: F.coalesce(F.array_contains("template_ordinals", o), F.lit(False))),
-            F.lit(1)).otherwise(F.lit(0)).alias("own_label"))
+            F.lit(1)).otherwise(F.lit(0))).drop("template_ordinals")
 
 
 def _subtree(pdf: pd.DataFrame) -> pd.DataFrame:
@@ -49,7 +49,9 @@ def _subtree(pdf: pd.DataFrame) -> pd.DataFrame:
 def node_labels(nodes: DataFrame, template_pagelets: DataFrame) -> DataFrame:
     """(page_key, node, label): the site-level label of every node's subtree
     (model.subtree_labels), one pandas group per page."""
-    return own_text_labels(nodes, template_pagelets).groupBy("page_key").applyInPandas(_subtree, _LABEL_SCHEMA)
+    tree = nodes.select("page_key", "node", "parent", "own_pagelets")
+    return own_text_labels(tree, template_pagelets).select("page_key", "node", "parent", "own_label").groupBy(
+        "page_key").applyInPandas(_subtree, _LABEL_SCHEMA)
 
 
 def labelled_nodes(spark: SparkSession, outs: list[str]) -> DataFrame:
