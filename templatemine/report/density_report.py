@@ -42,6 +42,7 @@ from templatemine.report.density import MAX_BIN, WRAP_WIDTH
 from templatemine.report.gather import density_columns
 from templatemine.report.render import (CONTENT_COLOR, REPORT_CSP, TEMPLATE_COLOR, _nice_max, _short_num, esc,
                                         fmt_int, fmt_pct)
+from templatemine.tables.output import path_exists
 
 DENSITY_DIR = "density"
 FILES = ("density.html", "density.png", "density.json")
@@ -60,7 +61,7 @@ def marked_pagelets(spark: SparkSession, out: str) -> DataFrame:
     """(page_key, ordinal, text, is_template) of OUT/pagelets; template when
     OUT/template_pagelets lists the pagelet, none when that table is missing."""
     pagelets = spark.read.parquet(f"{out}/pagelets").select("page_key", "ordinal", "text")
-    if not _exists(spark, f"{out}/template_pagelets"):
+    if not path_exists(spark, f"{out}/template_pagelets"):
         return pagelets.withColumn("is_template", F.lit(False))
     members = spark.read.parquet(f"{out}/template_pagelets").select(
         "page_key", "ordinal", F.lit(True).alias("is_template")).dropDuplicates(["page_key", "ordinal"])
@@ -147,7 +148,7 @@ def gather_density(spark: SparkSession, out: str, *, min_doc_freq: int | None = 
     say = progress or (lambda _m: None)
     out = out.rstrip("/")
     started = time.time()
-    has_templates = _exists(spark, f"{out}/template_pagelets")
+    has_templates = path_exists(spark, f"{out}/template_pagelets")
     blocks = density_blocks(marked_pagelets(spark, out)).persist()
     try:
         say("density: histogram of tokens per text density")
@@ -474,11 +475,6 @@ def _fs(spark: SparkSession, path: str):
     if fs.getScheme() == "file":  # LocalFileSystem or a subclass (Hive's ProxyLocalFileSystem): checksummed
         fs = jvm.org.apache.hadoop.fs.FileSystem.getLocal(conf).getRawFileSystem()
     return fs, Path
-
-
-def _exists(spark: SparkSession, path: str) -> bool:
-    fs, Path = _fs(spark, path)
-    return bool(fs.exists(Path(path)))
 
 
 def write_folder_atomically(spark: SparkSession, dest: str, files: dict[str, bytes]) -> None:
