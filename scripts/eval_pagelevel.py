@@ -72,17 +72,16 @@ def score_out(out: str, corpus: str) -> dict:
 
 
 def read_pages(corpus: str) -> dict[str, str]:
-    from warcio.archiveiterator import ArchiveIterator
-
+    """URL -> HTML of the corpus's response records, read and decoded as extract does."""
     from templatemine.html.charset import decode_html
+    from templatemine.warc.reader import iter_records
 
     pages = {}
     for path in sorted(glob.glob(os.path.join(CORPORA, corpus, "pages.warc.gz"))):
         with open(path, "rb") as fh:
-            for rec in ArchiveIterator(fh):
-                if rec.rec_type == "response":
-                    pages[rec.rec_headers.get_header("WARC-Target-URI")] = decode_html(
-                        rec.content_stream().read(), rec.http_headers.get_header("Content-Type"))[0]
+            for raw in iter_records(path, fh):
+                if raw.outcome is None and raw.payload:  # a page candidate (an HTML 2xx response)
+                    pages[raw.target_uri] = decode_html(raw.payload, raw.content_type)[0]
     return pages
 
 
