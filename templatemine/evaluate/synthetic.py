@@ -14,7 +14,9 @@ issues name):
   block order): a header with a date and a visitor counter that change on every
   page (digits fold in shingles), a menu whose current item is highlighted (shown
   unlinked, as mkdocs and Sphinx do), a "popular" sidebar and a footer;
-- per-page "related" lists: boilerplate, but not a template (they differ per page);
+- per-page "related" lists on sites of >= RELATED_MIN_PAGES pages: boilerplate,
+  but not a template (three other pages drawn per page); their "Related"
+  heading, the same on every page, is a template block;
 - a share bar with the same text on every page of every site ("Home | Share |
   Privacy policy"): one giant shingle group across thousands of sites, the skew
   a distributed group-by must survive;
@@ -47,6 +49,7 @@ from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
 SHARE_BAR = ("Home", "Share", "Privacy policy")  # web-wide: the giant shingle group
+RELATED_MIN_PAGES = 10  # smaller sites have no "related" list: on 2 pages it would repeat, a template
 TLDS = ("com", "org", "net", "io", "de", "co.uk", "fr", "info")
 
 
@@ -252,12 +255,21 @@ def render_site(site: Site, spec: WebSpec, vocab: Vocabulary, all_urls: "UrlInde
                 paras.append(f"<p>See also <a href='{other}'>{anchor}</a>.</p>")
                 gold.append(f"See also {anchor}.")
         main = f"<{main_tag} class='{p}-content'><h1>{_esc(title)}</h1>{''.join(paras)}</{main_tag}>"
-        related_idx = [rng.randrange(len(paths)) for _ in range(3)]
-        related_titles = [titles[j] for j in related_idx]
-        related = ("<div class='related'><h3>Related</h3><ul>"
-                   + "".join(f"<li><a href='{paths[j][0]}'>{titles[j]}</a></li>" for j in related_idx)
-                   + "</ul></div>")
-        blocks.append(("related", "Related " + " ".join(related_titles), False))
+        related = ""
+        if len(paths) >= RELATED_MIN_PAGES:
+            # three other pages of the site: on a site this large two pages share
+            # a list rarely, far from the site support a template needs
+            related_idx: list[int] = []
+            while len(related_idx) < 3:  # rejection, not a list of the site's pages: O(1) per page
+                j = rng.randrange(len(paths))
+                if j != idx and j not in related_idx:
+                    related_idx.append(j)
+            related = ("<div class='related'><h3>Related</h3><ul>"
+                       + "".join(f"<li><a href='{paths[j][0]}'>{titles[j]}</a></li>" for j in related_idx)
+                       + "</ul></div>")
+            # the heading is the same on every page (a template pagelet); the list is not
+            blocks.append(("related-heading", "Related", True))
+            blocks.append(("related", " ".join(titles[j] for j in related_idx), False))
         share = ("<div class='share'><a href='/'>Home</a> | <a href='?share=1'>Share</a> | "
                  "<a href='/privacy.html'>Privacy policy</a></div>")
         blocks.append(("share", " | ".join(SHARE_BAR), True))

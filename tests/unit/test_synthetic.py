@@ -5,7 +5,7 @@ import json
 
 from warcio.archiveiterator import ArchiveIterator
 
-from templatemine.evaluate.synthetic import FAMILIES, SHARE_BAR, Vocabulary, WebSpec, generate, plan_sites
+from templatemine.evaluate.synthetic import FAMILIES, RELATED_MIN_PAGES, SHARE_BAR, Vocabulary, WebSpec, generate, plan_sites
 
 
 def _pages(out):
@@ -46,10 +46,10 @@ def test_web_holds_its_cases(tmp_path):
         original = by_url[t["url"].replace("://mirror.", "://www.")]
         assert original["gold_text"] == t["gold_text"]
     # the gold text is in the page; template blocks are marked
-    t = next(t for t in truth if not t["mirror_of"])
+    t = next(t for t in truth if not t["mirror_of"] and any(b["block"] == "related" for b in t["blocks"]))
     first_line = t["gold_text"].splitlines()[0]
     assert first_line in pages[t["url"]]
-    assert {b["block"] for b in t["blocks"] if b["template"]} >= {"header", "menu", "footer", "share"}
+    assert {b["block"] for b in t["blocks"] if b["template"]} >= {"header", "menu", "footer", "share", "related-heading"}
     assert {b["block"] for b in t["blocks"] if not b["template"]} == {"related"}
 
 
@@ -61,3 +61,19 @@ def test_site_sizes_are_heavy_tailed_and_exact():
     assert sizes[0] == int(20_000 * spec.site_max_share)  # the cap: a few huge sites
     assert sum(1 for n in sizes if n == 1) > len(sizes) / 3  # many tiny ones
     assert {s.family for s in sites} == set(range(len(FAMILIES)))
+
+
+def test_related_lists_only_on_sites_large_enough_to_vary(tmp_path):
+    """A related list on a two-page site would repeat on both pages: a template
+    in all but name. The generator gives lists only to sites of RELATED_MIN_PAGES
+    pages or more, drawn from the page's other pages."""
+    generate(WebSpec(pages=600, seed=5), str(tmp_path), workers=1)
+    truth = [json.loads(line) for f in sorted((tmp_path / "truth").glob("*.jsonl.gz"))
+             for line in gzip.open(f, "rt")]
+    site_pages = {}
+    for t in truth:
+        site_pages[t["site"]] = site_pages.get(t["site"], 0) + 1
+    with_list = [t for t in truth if any(b["block"] == "related" for b in t["blocks"])]
+    assert with_list and all(site_pages[t["site"]] >= RELATED_MIN_PAGES for t in with_list)
+    assert all(not any(b["block"] == "related" for b in t["blocks"])
+               for t in truth if site_pages[t["site"]] < RELATED_MIN_PAGES)
