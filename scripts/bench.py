@@ -2,6 +2,7 @@
 
     scripts/bench --pages 10000 [--seed 1] [--work /tmp/templatemine-bench] [--sample 300]
     scripts/bench --corpus DIR          # a synthetic web already written by scripts/synth_web.py
+    scripts/bench --pagelevel auto      # also the NODES table and the page-level stage (default: site)
 
 On one corpus (a synthetic web, generated into WORK/web if missing), in one run:
 
@@ -16,6 +17,14 @@ On one corpus (a synthetic web, generated into WORK/web if missing), in one run:
    task/median ratio of the detect stages, the connected components' share of
    detect (`detect.json`), and the peak resident memory of the driver JVM and
    of the Python workers together, sampled from /proc every 0.2 s.
+   `--pagelevel site` (default) is `templatemine run --pagelevel site`: the
+   site-level detection of Bar-Yossef & Rajagopalan, no NODES table;
+   `--pagelevel auto` is `run`'s default, with the page-level stage timed too;
+4. quality, when the corpus has the generator's truth/: template pagelet
+   precision and recall (templatemine/evaluate/pagelet_truth.py), not timed.
+
+Shuffle partitions: max(8, pages / 25,000) with AQE coalescing them, so a
+partition of the link self-join stays in the tens of MB at any size.
 
 Prints, and writes WORK/bench.json and WORK/bench.md: the ratios to the
 ceiling and to trafilatura, per core. The report (report.html) is not timed.
@@ -110,10 +119,17 @@ def peer_rates(html: list[str]) -> dict:
     return {"pages": len(html), "pages_per_s": rates, "missing": missing}
 
 
-def run_stages(paths: list[str], work: str, cores: int) -> dict:
+def shuffle_partitions(pages: int) -> int:
+    return max(8, pages // 25_000)
+
+
+def run_stages(paths: list[str], work: str, cores: int, pagelevel: str, pages_hint: int) -> dict:
     from detect_cost import group_stages, skew
 
+    from dataclasses import replace
+
     from templatemine.config import LOCAL
+    from templatemine.pagelevel.stage import run_pagelevel
     from templatemine.spark import get_session
     from templatemine.tables.extract import run_extract
     from templatemine.templates.stage import run_clean, run_detect
@@ -121,7 +137,9 @@ def run_stages(paths: list[str], work: str, cores: int) -> dict:
 
     spark = get_session("templatemine bench", f"local[{cores}]", {
         **LOCAL.spark, "spark.ui.showConsoleProgress": "false", "spark.ui.retainedStages": "5000",
-        "spark.ui.retainedTasks": "200000", "spark.driver.memory": "6g"})
+        "spark.ui.retainedTasks": "200000", "spark.driver.memory": "6g",
+        "spark.sql.shuffle.partitions": str(shuffle_partitions(pages_hint)),
+        "spark.cleaner.periodicGC.interval": "5min"})  # frees the components rounds' shuffle files on disk
     jvm_pid = int(spark.sparkContext._jvm.ProcessHandle.current().pid())
     spark.range(cores * 4, numPartitions=cores).rdd.map(lambda x: x).count()  # start the Python workers
     memory = PeakMemory(jvm_pid)
@@ -129,13 +147,17 @@ def run_stages(paths: list[str], work: str, cores: int) -> dict:
     out = os.path.join(work, "out")
     quiet = lambda _m: None  # noqa: E731
     stages, manifests = {}, {}
-    for name in ("extract", "detect", "clean"):
+    extract_config = replace(LOCAL.extract, nodes=pagelevel != "site")
+    names = ("extract", "detect", "clean") if pagelevel == "site" else ("extract", "detect", "pagelevel", "clean")
+    for name in names:
         spark.sparkContext.setJobGroup(f"bench-{name}", name)
         t0 = time.time()
         if name == "extract":
-            manifests[name] = run_extract(spark, expand_inputs(paths), out, LOCAL.extract, quiet)
+            manifests[name] = run_extract(spark, expand_inputs(paths), out, extract_config, quiet)
         elif name == "detect":
             manifests[name] = run_detect(spark, out, LOCAL.detect, quiet)
+        elif name == "pagelevel":
+            manifests[name] = run_pagelevel(spark, out, replace(LOCAL.pagelevel, mode=pagelevel), quiet)
         else:
             manifests[name] = run_clean(spark, out, quiet, LOCAL.clean)
         seconds = time.time() - t0
@@ -152,9 +174,18 @@ def run_stages(paths: list[str], work: str, cores: int) -> dict:
     for s in stages.values():
         s["pages_per_s_per_core"] = round(pages / (s["seconds"] * cores), 2)
     total = sum(s["seconds"] for s in stages.values())
+    quality = None
+    web = os.path.dirname(os.path.dirname(paths[0]))
+    if glob.glob(os.path.join(web, "truth", "*.jsonl.gz")):
+        from templatemine.evaluate.pagelet_truth import pagelet_quality
+
+        spark.sparkContext.setJobGroup("bench-quality", "quality")
+        quality = pagelet_quality(spark, out, web)
     spark.stop()
     return {
-        "pages": pages, "cores": cores, "stages": stages, "total_s": round(total, 2),
+        "pages": pages, "cores": cores, "pagelevel": pagelevel,
+        "shuffle_partitions": shuffle_partitions(pages_hint), "stages": stages, "total_s": round(total, 2),
+        "quality": quality,
         "run_pages_per_s_per_core": round(pages / (total * cores), 2),
         "templates": manifests["detect"]["rows"]["templates"], "detect_mode": manifests["detect"]["mode"],
         "components": components,
@@ -167,7 +198,8 @@ def markdown(result: dict) -> str:
     r = result["templatemine"]
     ceiling, peers = result["ceiling"], result["peers"]["pages_per_s"]
     lines = [
-        f"Corpus: {result['corpus']} ({r['pages']} pages), {r['cores']} cores, {result['date']}",
+        f"Corpus: {result['corpus']} ({r['pages']} pages), {r['cores']} cores, {result['date']}, "
+        f"commit {result.get('commit', 'unknown')}",
         "",
         "| what | pages/s per core | ratio to ceiling | ratio to trafilatura |",
         "|---|---|---|---|",
@@ -182,7 +214,7 @@ def markdown(result: dict) -> str:
                      f"{s['pages_per_s_per_core'] / ceiling['pages_per_s']:.3f} | "
                      + (f"{s['pages_per_s_per_core'] / peers['trafilatura']:.2f} |" if "trafilatura" in peers else "- |"))
     rate = r["run_pages_per_s_per_core"]
-    lines.append(f"| **templatemine run (all three)** | **{rate}** | **{rate / ceiling['pages_per_s']:.3f}** | "
+    lines.append(f"| **templatemine run (all {len(r['stages'])} stages)** | **{rate}** | **{rate / ceiling['pages_per_s']:.3f}** | "
                  + (f"**{rate / peers['trafilatura']:.2f}** |" if "trafilatura" in peers else "- |"))
     lines += [
         "",
@@ -194,8 +226,18 @@ def markdown(result: dict) -> str:
         f"Connected components ({r['components'].get('implementation')}, {r['components'].get('rounds')} rounds): "
         f"{r['components'].get('seconds')} s, {100 * r['components_share_of_detect']:.0f}% of detect. "
         f"Peak RSS: driver JVM {r['peak_rss_mb']['driver_jvm']} MB, Python workers {r['peak_rss_mb']['python_workers']} MB. "
-        f"Templates: {r['templates']} ({r['detect_mode']}).",
+        f"Templates: {r['templates']} ({r['detect_mode']}). `run --pagelevel {r['pagelevel']}`, "
+        f"{r['shuffle_partitions']} shuffle partitions.",
     ]
+    q = r.get("quality")
+    if q:
+        lines += ["", "| template pagelets vs the generator's truth | precision | recall | TP | FP | FN | not scored |",
+                  "|---|---|---|---|---|---|---|"]
+        for scope, label in (("all_pages", "every page"), ("sites_with_2_or_more_pages", "sites with >= 2 pages")):
+            s = q[scope]
+            lines.append(f"| {label} | {s['precision']} | {s['recall']} | {s['true_positive']} | "
+                         f"{s['false_positive']} | {s['false_negative']} | "
+                         + ", ".join(f"{k} {v}" for k, v in s["not_scored"].items()) + " |")
     return "\n".join(line for line in lines if line is not None)
 
 
@@ -207,6 +249,8 @@ def main() -> int:
     ap.add_argument("--work", default="/tmp/templatemine-bench")
     ap.add_argument("--sample", type=int, default=300, help="pages for the peers (every k-th response)")
     ap.add_argument("--cores", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--pagelevel", choices=["site", "auto"], default="site",
+                    help="site: extract, detect, clean (no NODES); auto: run's default, page-level stage included")
     args = ap.parse_args()
     from bench_extract import ceiling
 
@@ -220,12 +264,16 @@ def main() -> int:
     shutil.rmtree(os.path.join(args.work, "out"), ignore_errors=True)
 
     n, with_read, _ = ceiling(paths)
-    result = {"corpus": corpus, "date": time.strftime("%Y-%m-%d"),
+    import subprocess
+
+    commit = subprocess.run(["git", "-C", ROOT, "describe", "--always", "--dirty"], capture_output=True,
+                            text=True).stdout.strip() or "unknown"
+    result = {"corpus": corpus, "date": time.strftime("%Y-%m-%d"), "commit": commit,
               "ceiling": {"pages": n, "seconds": round(with_read, 2), "pages_per_s": round(n / with_read, 2)}}
     print(f"bench: ceiling {result['ceiling']['pages_per_s']} pages/s on one core ({n} pages)", flush=True)
     result["peers"] = peer_rates(response_html(paths, max(1, n // args.sample)))
     print(f"bench: peers {result['peers']['pages_per_s']} pages/s on one core", flush=True)
-    result["templatemine"] = run_stages(paths, args.work, args.cores)
+    result["templatemine"] = run_stages(paths, args.work, args.cores, args.pagelevel, n)
     table = markdown(result)
     print(table)
     with open(os.path.join(args.work, "bench.json"), "w") as fh:
