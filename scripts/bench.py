@@ -194,6 +194,18 @@ def run_stages(paths: list[str], work: str, cores: int, pagelevel: str, pages_hi
     }
 
 
+def components_line(c: dict) -> str:
+    """What detect's connected components did: groups in memory, groups distributed (and its rounds)."""
+    if "small_groups" not in c:
+        return f"{c.get('implementation')}, {c.get('rounds')} rounds"
+    line = f"{c['small_groups']:,} shingle groups ({c['small_edges']:,} edges) in memory"
+    if c.get("large_groups"):
+        d = c.get("distributed", {})
+        line += (f", {c['large_groups']:,} ({c['large_edges']:,} edges) by {d.get('implementation')}"
+                 f" in {d.get('rounds', '?')} rounds, {d.get('seconds')} s")
+    return line + f"; largest group {c['largest_group_edges']:,} edges"
+
+
 def markdown(result: dict) -> str:
     r = result["templatemine"]
     ceiling, peers = result["ceiling"], result["peers"]["pages_per_s"]
@@ -223,7 +235,7 @@ def markdown(result: dict) -> str:
         *[f"| {n} | {s['seconds']} | {s['shuffle_write_mb']} | {s['skew']['worst_ratio'] or 'no task >= 1 s'} |"
           for n, s in r["stages"].items()],
         "",
-        f"Connected components ({r['components'].get('implementation')}, {r['components'].get('rounds')} rounds): "
+        f"Connected components ({components_line(r['components'])}): "
         f"{r['components'].get('seconds')} s, {100 * r['components_share_of_detect']:.0f}% of detect. "
         f"Peak RSS: driver JVM {r['peak_rss_mb']['driver_jvm']} MB, Python workers {r['peak_rss_mb']['python_workers']} MB. "
         f"Templates: {r['templates']} ({r['detect_mode']}). `run --pagelevel {r['pagelevel']}`, "

@@ -11,6 +11,10 @@ joins, a stop-gap for machines where the jars cannot be had, picked by
   round gives every vertex the smallest label among itself and its neighbours,
   until no label changes (rounds = the diameter of the largest component).
 All return (id, component) where the component is the smallest vertex id in it.
+`grouped_components` is what detection calls: its graph is a disjoint union of
+per-shingle groups, most of them small enough to solve in memory in one task
+(Figure 5 step 4 as the paper words it), so only the giant groups reach the
+distributed algorithms above.
 The web-wide pagelets ("Home", "Share") make components that span thousands of
 sites, whose diameter grows with the crawl: scripts/detect_cost.py measures both.
 """
@@ -19,6 +23,8 @@ from __future__ import annotations
 
 import time
 
+import numpy as np
+import pandas as pd
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
@@ -138,3 +144,73 @@ def min_label_propagation(vertices: DataFrame, edges: DataFrame, max_rounds: int
     if report is not None:
         report["rounds"] = rounds
     return labels.select("id", "component")
+
+
+def components_in_memory(edges: pd.DataFrame) -> pd.DataFrame:
+    """(id, component) of the vertices of `edges` (src, dst vertex ids), the
+    component being its least vertex id: scipy's connected components on the
+    sparse adjacency, all groups of a bucket at once (their vertex ids are
+    disjoint, so their components never merge). Pure: no Spark."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components as scipy_components
+
+    src = edges["src"].to_numpy(np.int64)
+    dst = edges["dst"].to_numpy(np.int64)
+    if len(src) == 0:
+        return pd.DataFrame({"id": np.empty(0, np.int64), "component": np.empty(0, np.int64)})
+    ids, index = np.unique(np.concatenate([src, dst]), return_inverse=True)
+    m = len(src)
+    graph = coo_matrix((np.ones(m, np.int8), (index[:m], index[m:])), shape=(len(ids), len(ids)))
+    n_components, labels = scipy_components(graph, directed=False)
+    least = np.full(n_components, np.iinfo(np.int64).max, np.int64)
+    np.minimum.at(least, labels, ids)  # ids are sorted, but labels need not follow them
+    return pd.DataFrame({"id": ids, "component": least[labels]})
+
+
+def grouped_components(spark: SparkSession, edges: DataFrame, config: DetectConfig = DetectConfig(),
+                       report: dict | None = None) -> DataFrame:
+    """(id, component) for graphs that are a disjoint union of groups, `edges`
+    being (group, src, dst) with vertex ids unique to a group (Figure 5's G_s,
+    one per shingle). Groups of at most `cc_in_memory_max_edges` edges are
+    solved in memory, a bucket of them per task (`components_in_memory`): the
+    paper's step 4, loading a group's links and finding its components, with
+    no rounds; the larger ones, where one task would be a straggler, by
+    `connected_components` (GraphFrames). `report` gets both parts' sizes."""
+    report = {} if report is None else report
+    started = time.time()
+    limit = config.cc_in_memory_max_edges
+    sizes = edges.groupBy("group").agg(F.count("*").alias("n_edges")).persist()
+    large = sizes.where(F.col("n_edges") > limit).select("group")
+    stats = sizes.agg(
+        F.count(F.when(F.col("n_edges") <= limit, 1)).alias("small_groups"),
+        F.sum(F.when(F.col("n_edges") <= limit, F.col("n_edges"))).alias("small_edges"),
+        F.count(F.when(F.col("n_edges") > limit, 1)).alias("large_groups"),
+        F.sum(F.when(F.col("n_edges") > limit, F.col("n_edges"))).alias("large_edges"),
+        F.max("n_edges").alias("largest_group_edges"),
+    ).first().asDict()
+    stats = {k: int(v or 0) for k, v in stats.items()}
+    parts = []
+    if stats["small_edges"]:
+        buckets = int(spark.conf.get("spark.sql.shuffle.partitions"))
+        small = edges.join(F.broadcast(large), "group", "left_anti") if stats["large_groups"] else edges
+        parts.append(small.withColumn("bucket", F.pmod(F.xxhash64("group"), F.lit(buckets))).groupBy(
+            "bucket").applyInPandas(lambda pdf: components_in_memory(pdf), "id long, component long"))
+    distributed: dict = {}
+    if stats["large_edges"]:
+        big = edges.join(F.broadcast(large), "group", "left_semi").select("src", "dst").persist()
+        vertices = big.select(F.col("src").alias("id")).union(big.select(F.col("dst").alias("id"))).distinct()
+        parts.append(connected_components(spark, vertices, big, config, distributed))
+    result = parts[0] if len(parts) == 1 else parts[0].union(parts[1]) if parts else spark.createDataFrame(
+        [], "id long, component long")
+    # eager, like the distributed rounds, so that `seconds` is the components' time
+    result = result.persist()
+    result.count()
+    report.update(
+        implementation=(f"in memory (groups <= {limit:,} edges)"
+                        + (f" + {distributed.get('implementation')}" if distributed else "")),
+        **stats,
+        **({"distributed": distributed} if distributed else {}),
+        **({"rounds": distributed["rounds"]} if "rounds" in distributed else {}),
+    )
+    report["seconds"] = round(time.time() - started, 3)
+    return result

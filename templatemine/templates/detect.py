@@ -35,7 +35,7 @@ from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
 from templatemine.config import DetectConfig, EvidenceConfig
-from templatemine.templates.components import connected_components
+from templatemine.templates.components import grouped_components
 
 GLOBAL, LOCAL = "global", "local"
 
@@ -142,12 +142,12 @@ def template_components(spark: SparkSession, candidates: DataFrame, tlinks: Data
     hold bridge links, whose pages join the graph but not the templates."""
     carriers = candidates.select("shingle", "page_key").distinct().withColumn(
         "id", _vertex_id("shingle", "page_key")).persist()
-    edges = tlinks.select(_vertex_id("shingle", "src_page_key").alias("src"),
+    edges = tlinks.select(F.col("shingle").alias("group"), _vertex_id("shingle", "src_page_key").alias("src"),
                           _vertex_id("shingle", "dst_page_key").alias("dst")).persist()
-    vertices = carriers.select("id").union(edges.select(F.col("src").alias("id"))).union(
-        edges.select(F.col("dst").alias("id"))).distinct().persist()
-    # GraphFrames' inputs are persisted above: its rounds re-read them
-    components = connected_components(spark, vertices, edges, config, report)
+    # the graph is the disjoint union of the groups G_s: small ones are solved
+    # in memory, the giant ones by GraphFrames (whose inputs are persisted
+    # there: its rounds re-read them)
+    components = grouped_components(spark, edges, config, report)
     labelled = carriers.join(components, "id")
     sizes = labelled.groupBy("component").agg(F.count("*").alias("size"))
     return labelled.join(sizes, "component").where(F.col("size") > 1).select("shingle", "page_key", "component")

@@ -64,10 +64,49 @@ def test_star_contraction_equals_a_bfs_on_random_graphs(spark):
             assert report["rounds"] < 20  # far fewer than the diameter
 
 
+def test_grouped_components_split_between_memory_and_distributed(spark):
+    """Groups of <= cc_in_memory_max_edges edges are solved in memory, the
+    others by the distributed algorithm; together they equal a BFS."""
+    import random
+    from dataclasses import replace
+
+    from templatemine.templates.components import grouped_components
+
+    rng = random.Random(9)
+    rows, want = [], {}
+    for group, n_edges in enumerate([3, 8, 40, 120, 2]):
+        ids = [rng.randint(-2**63, 2**63 - 1) for _ in range(n_edges)]
+        edges = [(rng.choice(ids), rng.choice(ids)) for _ in range(n_edges)]
+        adjacency = {}
+        for a, b in edges:
+            rows.append((group, a, b))
+            adjacency.setdefault(a, set()).add(b)
+            adjacency.setdefault(b, set()).add(a)
+        for start in adjacency:
+            seen, frontier = {start}, [start]
+            while frontier:
+                frontier = [w for x in frontier for w in adjacency[x] if w not in seen and not seen.add(w)]
+            if len(seen) > 1:  # the distributed algorithms drop isolated vertices (self-loops only)
+                want.update({x: min(seen) for x in seen})
+    edges = spark.createDataFrame(rows, "group long, src long, dst long")
+    for limit, large in ((10, 2), (0, 5), (10**6, 0)):
+        report = {}
+        config = replace(DetectConfig(), cc_in_memory_max_edges=limit)
+        got = {r["id"]: r["component"] for r in grouped_components(spark, edges, config, report).collect()}
+        assert {x: c for x, c in got.items() if x in want} == want
+        assert report["large_groups"] == large and report["small_groups"] == 5 - large
+        assert report["small_edges"] + report["large_edges"] == len(rows)
+
+
 def test_detect_and_clean_remove_the_shared_template(spark, tmp_path):
     out = str(tmp_path / "site")
     run_extract(spark, expand_inputs([write_warc(str(tmp_path / "s.warc.gz"), small_site())]), out, ExtractConfig(),
                 **QUIET)
+    members = {}
+    for limit in (0, 10**6):  # every shingle group distributed; every one in memory
+        run_detect(spark, out, DetectConfig(mode="global", cc_in_memory_max_edges=limit), **QUIET)
+        members[limit] = sorted(tuple(r) for r in spark.read.parquet(os.path.join(out, "template_pagelets")).collect())
+    assert members[0] == members[10**6] and members[0]
     for mode in ("global", "local"):
         detected = run_detect(spark, out, DetectConfig(mode=mode), **QUIET)
         assert detected["mode"] == mode and detected["rows"]["templates"] >= 2

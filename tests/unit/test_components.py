@@ -1,0 +1,43 @@
+"""Figure 5 step 4 in memory (templates/components.py): scipy's components
+against a breadth-first search, on graphs like the hashed (shingle, page) ones."""
+
+import random
+
+import pandas as pd
+
+from templatemine.templates.components import components_in_memory
+
+
+def bfs_components(edges):
+    adjacency = {}
+    for a, b in edges:
+        adjacency.setdefault(a, set()).add(b)
+        adjacency.setdefault(b, set()).add(a)
+    label = {}
+    for start in adjacency:
+        if start in label:
+            continue
+        seen, frontier = {start}, [start]
+        while frontier:
+            frontier = [w for x in frontier for w in adjacency[x] if w not in seen and not seen.add(w)]
+        for x in seen:
+            label[x] = min(seen)
+    return label
+
+
+def test_in_memory_components_equal_a_bfs():
+    rng = random.Random(3)
+    for trial in range(20):
+        ids = [rng.randint(-2**63, 2**63 - 1) for _ in range(rng.randint(2, 400))]
+        if trial % 4 == 0:  # long paths: a large diameter costs nothing here
+            edges = [(ids[i], ids[i + 1]) for i in range(len(ids) - 1) if (i + 1) % 50]
+        else:
+            edges = [(rng.choice(ids), rng.choice(ids)) for _ in range(rng.randint(1, 300))]
+        got = components_in_memory(pd.DataFrame(edges, columns=["src", "dst"]))
+        assert dict(zip(got["id"], got["component"])) == bfs_components(edges)
+        assert got["id"].is_unique
+
+
+def test_no_edges_no_rows():
+    got = components_in_memory(pd.DataFrame({"src": pd.Series([], dtype="int64"), "dst": pd.Series([], dtype="int64")}))
+    assert len(got) == 0 and list(got.columns) == ["id", "component"]
