@@ -86,7 +86,7 @@ class DetectConfig(EvidenceConfig):
     cc_in_memory_max_edges: int = 1_000_000
     """Figure 5 step 4 as the paper states it, for the groups it suits: a
     shingle whose group G_s has at most this many edges gets its components
-    computed in memory (groups hashed into buckets, scipy per bucket, one task
+    computed in memory (groups hash-partitioned, scipy per partition, one task
     each); larger groups (the web-wide "Home | Share" bar) go to the
     distributed connected components above. 0: every group distributed.
     Measured in docs/scaling.md (scripts/bench)."""
