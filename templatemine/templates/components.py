@@ -78,28 +78,12 @@ def _undirected(edges: DataFrame) -> DataFrame:
         F.col("src") != F.col("dst")).distinct()
 
 
-HUB_DEGREE = 10_000
-"""A vertex with more neighbours than this is a hub: its rows of a star join
-are matched against a broadcast of the hubs, not shuffled to one task. After a
-few rounds the giant component is a star whose centre has every vertex as
-neighbour; at 100,000 pages that one key made a task 10x its stage's median."""
-
-
-def _join_least(rows: DataFrame, least: DataFrame, hub_degree: int) -> DataFrame:
-    """rows (src, dst) joined to least (src, m, degree) on src, hubs broadcast."""
-    hubs = least.where(F.col("degree") > hub_degree).select("src", "m")
-    by_hub = rows.join(F.broadcast(hubs), "src")
-    others = rows.join(F.broadcast(hubs.select("src")), "src", "left_anti").join(least.select("src", "m"), "src")
-    return by_hub.unionByName(others)
-
-
-def large_star(edges: DataFrame, hub_degree: int = HUB_DEGREE) -> DataFrame:
+def large_star(edges: DataFrame) -> DataFrame:
     """Every vertex u links its larger neighbours v > u to m(u), the least of u
     and its neighbours. Edges in and out are (larger, smaller)."""
     both = edges.union(edges.select(F.col("dst").alias("src"), F.col("src").alias("dst")))
-    least = both.groupBy("src").agg(F.min("dst").alias("m"), F.count("*").alias("degree")).select(
-        "src", F.least("src", "m").alias("m"), "degree")
-    return _undirected(_join_least(both.where(F.col("dst") > F.col("src")), least, hub_degree).select(
+    least = both.groupBy("src").agg(F.min("dst").alias("m")).select("src", F.least("src", "m").alias("m"))
+    return _undirected(both.where(F.col("dst") > F.col("src")).join(least, "src").select(
         F.col("dst").alias("src"), F.col("m").alias("dst")))
 
 
@@ -112,7 +96,7 @@ def small_star(edges: DataFrame) -> DataFrame:
 
 
 def star_contraction(vertices: DataFrame, edges: DataFrame, max_rounds: int = 100,
-                     report: dict | None = None, hub_degree: int = HUB_DEGREE) -> DataFrame:
+                     report: dict | None = None) -> DataFrame:
     """Alternate large-star and small-star until the graph is a set of stars
     (every vertex has one edge, to its component's least vertex, which has
     none of its own); the star's centre labels its vertices. Isolated vertices
@@ -121,11 +105,10 @@ def star_contraction(vertices: DataFrame, edges: DataFrame, max_rounds: int = 10
     rounds = 0
     for rounds in range(1, max_rounds + 1):
         # each round's edges are checkpointed: the lineage stays one round long
-        current = _truncate(small_star(large_star(current, hub_degree)))
+        current = _truncate(small_star(large_star(current)))
         fanned = current.groupBy("src").count().where("count > 1").limit(1).count()
-        # distinct on both sides: a star's centre is the dst of every edge (a hot key)
-        chained = current.select("dst").distinct().join(
-            current.select(F.col("src").alias("dst")).distinct(), "dst", "left_semi").limit(1).count()
+        chained = current.join(current.select(F.col("src").alias("dst")).distinct(), "dst", "left_semi").limit(
+            1).count()
         if fanned == 0 and chained == 0:
             break
     else:

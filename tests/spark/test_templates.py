@@ -60,8 +60,6 @@ def test_star_contraction_equals_a_bfs_on_random_graphs(spark):
         got = {r["id"]: r["component"] for r in star_contraction(v, e, report=report).collect()}
         want = {x: c for x, c in bfs_components([(a, b) for a, b in edges if a != b]).items()}
         assert got == want
-        # every vertex of degree > 2 a hub: the broadcast side of the star joins
-        assert {r["id"]: r["component"] for r in star_contraction(v, e, hub_degree=2).collect()} == want
         if trial == 0:
             assert report["rounds"] < 20  # far fewer than the diameter
 
