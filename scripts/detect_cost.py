@@ -76,7 +76,8 @@ def group_stages(spark, group: str) -> list[dict]:
             summary = _get(f"{base}/stages/{sid}/{attempt['attemptId']}/taskSummary?quantiles=0.5,1.0")
             median, longest = summary["duration"] if summary.get("duration") else (0.0, 0.0)
             stages.append({
-                "stage": sid, "name": attempt.get("name", "")[:60], "tasks": attempt["numTasks"],
+                "stage": sid, "name": attempt.get("name", "")[:60], "description": attempt.get("description", ""),
+                "tasks": attempt["numTasks"],
                 "shuffle_write_bytes": attempt.get("shuffleWriteBytes", 0),
                 "shuffle_read_bytes": attempt.get("shuffleReadBytes", 0),
                 "median_task_s": median / 1000, "max_task_s": longest / 1000,
@@ -91,7 +92,8 @@ def skew(stages: list[dict], min_task_s: float = 1.0) -> dict:
     if not ratios:
         return {"worst_ratio": None, "stages_compared": 0}
     ratio, stage = max(ratios, key=lambda r: r[0])
-    return {"worst_ratio": round(ratio, 2), "stage": stage["name"], "max_task_s": stage["max_task_s"],
+    return {"worst_ratio": round(ratio, 2), "stage": stage["name"], "description": stage.get("description", ""),
+            "max_task_s": stage["max_task_s"],
             "median_task_s": stage["median_task_s"], "stages_compared": len(ratios)}
 
 

@@ -101,10 +101,13 @@ def star_contraction(vertices: DataFrame, edges: DataFrame, max_rounds: int = 10
     (every vertex has one edge, to its component's least vertex, which has
     none of its own); the star's centre labels its vertices. Isolated vertices
     are left out (they are no template)."""
+    sc = edges.sparkSession.sparkContext
+    sc.setJobDescription("components: undirected edges")
     current = _truncate(_undirected(edges))
     rounds = 0
     for rounds in range(1, max_rounds + 1):
         # each round's edges are checkpointed: the lineage stays one round long
+        sc.setJobDescription(f"components: large-star/small-star round {rounds}")
         current = _truncate(small_star(large_star(current)))
         fanned = current.groupBy("src").count().where("count > 1").limit(1).count()
         chained = current.join(current.select(F.col("src").alias("dst")).distinct(), "dst", "left_semi").limit(
@@ -113,6 +116,7 @@ def star_contraction(vertices: DataFrame, edges: DataFrame, max_rounds: int = 10
             break
     else:
         raise RuntimeError(f"connected components: no convergence in {max_rounds} rounds of large/small-star")
+    sc.setJobDescription(None)
     if report is not None:
         report["rounds"] = rounds
     centres = current.select(F.col("dst").alias("id"), F.col("dst").alias("component")).distinct()
@@ -186,6 +190,7 @@ def grouped_components(spark: SparkSession, edges: DataFrame, config: DetectConf
     report = {} if report is None else report
     started = time.time()
     limit = config.cc_in_memory_max_edges
+    spark.sparkContext.setJobDescription("components: edges per shingle group")
     sizes = edges.groupBy("group").agg(F.count("*").alias("n_edges")).persist()
     large = sizes.where(F.col("n_edges") > limit).select("group")
     stats = sizes.agg(
@@ -203,18 +208,22 @@ def grouped_components(spark: SparkSession, edges: DataFrame, config: DetectConf
         # hash-partitioned by group: every group whole in one partition, and
         # partitions even (a groupBy on a few bucket numbers was not: their
         # hashes collide, measured 116x the median task at 100,000 pages)
-        parts.append(small.select("group", "src", "dst").repartition(buckets, "group").mapInPandas(
-            _partition_components, "id long, component long"))
+        solved = small.select("group", "src", "dst").repartition(buckets, "group").mapInPandas(
+            _partition_components, "id long, component long").persist()
+        # eager and on its own, like the distributed rounds: `seconds` is the
+        # components' time, and its tasks are not mixed with the other part's
+        spark.sparkContext.setJobDescription("components: small groups in memory")
+        solved.count()
+        parts.append(solved)
     distributed: dict = {}
     if stats["large_edges"]:
+        spark.sparkContext.setJobDescription("components: large groups distributed")
         big = edges.join(F.broadcast(large), "group", "left_semi").select("src", "dst").persist()
         vertices = big.select(F.col("src").alias("id")).union(big.select(F.col("dst").alias("id"))).distinct()
         parts.append(connected_components(spark, vertices, big, config, distributed))
+    spark.sparkContext.setJobDescription(None)
     result = parts[0] if len(parts) == 1 else parts[0].union(parts[1]) if parts else spark.createDataFrame(
         [], "id long, component long")
-    # eager, like the distributed rounds, so that `seconds` is the components' time
-    result = result.persist()
-    result.count()
     report.update(
         implementation=(f"in memory (groups <= {limit:,} edges)"
                         + (f" + {distributed.get('implementation')}" if distributed else "")),
