@@ -201,10 +201,13 @@ def grouped_components(spark: SparkSession, edges: DataFrame, config: DetectConf
         F.max("n_edges").alias("largest_group_edges"),
     ).first().asDict()
     stats = {k: int(v or 0) for k, v in stats.items()}
+    # the large groups are few (a web-wide bar, a sister network) and broadcast;
+    # with cc_in_memory_max_edges = 0 every group is large, and joined as usual
+    large = F.broadcast(large) if stats["large_groups"] <= 100_000 else large
     parts = []
     if stats["small_edges"]:
         buckets = int(spark.conf.get("spark.sql.shuffle.partitions"))
-        small = edges.join(F.broadcast(large), "group", "left_anti") if stats["large_groups"] else edges
+        small = edges.join(large, "group", "left_anti") if stats["large_groups"] else edges
         # hash-partitioned by group: every group whole in one partition, and
         # partitions even (a groupBy on a few bucket numbers was not: their
         # hashes collide, measured 116x the median task at 100,000 pages)
@@ -218,12 +221,13 @@ def grouped_components(spark: SparkSession, edges: DataFrame, config: DetectConf
     distributed: dict = {}
     if stats["large_edges"]:
         spark.sparkContext.setJobDescription("components: large groups distributed")
-        big = edges.join(F.broadcast(large), "group", "left_semi").select("src", "dst").persist()
+        big = edges.join(large, "group", "left_semi").select("src", "dst").persist()
         vertices = big.select(F.col("src").alias("id")).union(big.select(F.col("dst").alias("id"))).distinct()
         parts.append(connected_components(spark, vertices, big, config, distributed))
     spark.sparkContext.setJobDescription(None)
-    result = parts[0] if len(parts) == 1 else parts[0].union(parts[1]) if parts else spark.createDataFrame(
-        [], "id long, component long")
+    if not parts:  # no edges at all
+        parts.append(spark.createDataFrame([], "id long, component long"))
+    result = parts[0] if len(parts) == 1 else parts[0].union(parts[1])
     report.update(
         implementation=(f"in memory (groups <= {limit:,} edges)"
                         + (f" + {distributed.get('implementation')}" if distributed else "")),

@@ -96,6 +96,7 @@ def test_grouped_components_split_between_memory_and_distributed(spark):
         assert {x: c for x, c in got.items() if x in want} == want
         assert report["large_groups"] == large and report["small_groups"] == 5 - large
         assert report["small_edges"] + report["large_edges"] == len(rows)
+    assert grouped_components(spark, edges.limit(0), DetectConfig()).count() == 0  # no template links at all
 
 
 def test_detect_and_clean_remove_the_shared_template(spark, tmp_path):
