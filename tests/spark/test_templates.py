@@ -10,6 +10,7 @@ from templatemine.templates.components import min_label_propagation, star_contra
 from templatemine.config import DetectConfig
 from templatemine.templates.stage import run_clean, run_detect
 from templatemine.warc.inputs import expand_inputs
+from tests.graphs import bfs_components
 from tests.warcgen import small_site, write_warc
 
 QUIET = dict(progress=lambda _m: None)
@@ -30,22 +31,6 @@ def test_star_contraction_equals_a_bfs_on_random_graphs(spark):
     (large diameter, where label propagation needs many rounds) and random
     graphs with signed 64-bit ids like the hashed (shingle, page) vertices."""
     import random
-
-    def bfs_components(edges):
-        adjacency = {}
-        for a, b in edges:
-            adjacency.setdefault(a, set()).add(b)
-            adjacency.setdefault(b, set()).add(a)
-        label = {}
-        for start in adjacency:
-            if start in label:
-                continue
-            seen, frontier = {start}, [start]
-            while frontier:
-                frontier = [w for x in frontier for w in adjacency[x] if w not in seen and not seen.add(w)]
-            for x in seen:
-                label[x] = min(seen)
-        return label
 
     rng = random.Random(5)
     for trial in range(3):
@@ -77,17 +62,9 @@ def test_grouped_components_split_between_memory_and_distributed(spark):
     for group, n_edges in enumerate([3, 8, 40, 120, 2]):
         ids = [rng.randint(-2**63, 2**63 - 1) for _ in range(n_edges)]
         edges = [(rng.choice(ids), rng.choice(ids)) for _ in range(n_edges)]
-        adjacency = {}
-        for a, b in edges:
-            rows.append((group, a, b))
-            adjacency.setdefault(a, set()).add(b)
-            adjacency.setdefault(b, set()).add(a)
-        for start in adjacency:
-            seen, frontier = {start}, [start]
-            while frontier:
-                frontier = [w for x in frontier for w in adjacency[x] if w not in seen and not seen.add(w)]
-            if len(seen) > 1:  # the distributed algorithms drop isolated vertices (self-loops only)
-                want.update({x: min(seen) for x in seen})
+        rows += [(group, a, b) for a, b in edges]
+        # the distributed algorithms drop isolated vertices (self-loops only)
+        want.update(bfs_components([(a, b) for a, b in edges if a != b]))
     edges = spark.createDataFrame(rows, "group long, src long, dst long")
     for limit, large in ((10, 2), (0, 5), (10**6, 0)):
         report = {}

@@ -6,23 +6,7 @@ import random
 import pandas as pd
 
 from templatemine.templates.components import components_in_memory
-
-
-def bfs_components(edges):
-    adjacency = {}
-    for a, b in edges:
-        adjacency.setdefault(a, set()).add(b)
-        adjacency.setdefault(b, set()).add(a)
-    label = {}
-    for start in adjacency:
-        if start in label:
-            continue
-        seen, frontier = {start}, [start]
-        while frontier:
-            frontier = [w for x in frontier for w in adjacency[x] if w not in seen and not seen.add(w)]
-        for x in seen:
-            label[x] = min(seen)
-    return label
+from tests.graphs import bfs_components
 
 
 def test_in_memory_components_equal_a_bfs():
