@@ -21,10 +21,11 @@ On one corpus (a synthetic web, generated into WORK/web if missing), in one run:
    site-level detection of Bar-Yossef & Rajagopalan, no NODES table;
    `--pagelevel auto` is `run`'s default, with the page-level stage timed too;
 4. quality, when the corpus has the generator's truth/: template pagelet
-   precision and recall (templatemine/evaluate/pagelet_truth.py), not timed.
+   precision and recall (templatemine/evaluate/pagelet_truth.py) of detect's
+   template_pagelets (site level, also with --pagelevel auto), not timed.
 
-Shuffle partitions: max(8, pages / 25,000) with AQE coalescing them, so a
-partition of the link self-join stays in the tens of MB at any size.
+Shuffle partitions: max(8, pages / 25,000), which AQE coalesces (40 at a
+million pages; their sizes are in docs/scaling.md).
 
 Prints, and writes WORK/bench.json and WORK/bench.md: the ratios to the
 ceiling and to trafilatura, per core. The report (report.html) is not timed.
@@ -124,9 +125,9 @@ def shuffle_partitions(pages: int) -> int:
 
 
 def run_stages(paths: list[str], work: str, cores: int, pagelevel: str, pages_hint: int) -> dict:
-    from detect_cost import group_stages, skew
-
     from dataclasses import replace
+
+    from detect_cost import group_stages, skew
 
     from templatemine.config import LOCAL
     from templatemine.pagelevel.stage import run_pagelevel
