@@ -42,28 +42,18 @@ def _squash(col):
     return F.regexp_replace(col, r"\s+", "")
 
 
-def _page_keys(urls):
-    import pandas as pd
-
-    from templatemine.html.urls import normalize_url, page_key
-
-    keys = []
-    for url in urls:
-        norm = normalize_url(url)
-        keys.append(page_key(norm) if norm else None)
-    return pd.Series(keys, dtype="Int64")
-
-
-def truth_blocks(spark: SparkSession, web: str) -> tuple[DataFrame, DataFrame]:
+def truth_blocks(spark: SparkSession, web: str, records: DataFrame) -> tuple[DataFrame, DataFrame]:
     """(blocks, sites) from WEB/truth/*.jsonl.gz: blocks = (page_key, block_text,
     template) with the gold as one more non-template block; sites = (page_key,
-    site_pages), the crawled pages of the page's site."""
-    key = F.pandas_udf(_page_keys, "long")
+    site_pages), the crawled pages of the page's site. A truth URL is the
+    record's WARC-Target-URI: the run's RECORDS table gives its page_key, the
+    one extract computed."""
     files = sorted(glob.glob(os.path.join(web, "truth", "*.jsonl.gz")))
     if not files:
         raise FileNotFoundError(f"no truth/*.jsonl.gz under {web}: not a synthetic web (scripts/synth_web.py)")
-    truth = spark.read.json(files).select(
-        key("url").alias("page_key"), "site", "gold_text", "blocks")
+    keys = records.where(F.col("page_key").isNotNull()).select(
+        F.col("target_uri").alias("url"), "page_key").distinct()
+    truth = spark.read.json(files).join(keys, "url").select("page_key", "site", "gold_text", "blocks")
     blocks = truth.select("page_key", F.explode("blocks").alias("b")).select(
         "page_key", _squash(F.col("b.text")).alias("block_text"), F.col("b.template").alias("template"))
     gold = truth.select("page_key", _squash("gold_text").alias("block_text"), F.lit(False).alias("template"))
@@ -106,7 +96,7 @@ def pagelet_quality(spark: SparkSession, out: str, web: str) -> dict:
     pagelets = spark.read.parquet(f"{out}/pagelets")
     predicted = spark.read.parquet(f"{out}/template_pagelets").select(
         "page_key", "ordinal", F.lit(True).alias("predicted")).distinct()
-    blocks, sites = truth_blocks(spark, web)
+    blocks, sites = truth_blocks(spark, web, spark.read.parquet(f"{out}/records"))
     scored = (pagelet_labels(pagelets, blocks)
               .join(predicted, ["page_key", "ordinal"], "left")
               .join(sites, "page_key", "left")

@@ -28,7 +28,7 @@ def synthetic_run(spark, tmp_path_factory):
 def test_every_pagelet_is_labelled_once(spark, synthetic_run):
     web, out = synthetic_run
     pagelets = spark.read.parquet(f"{out}/pagelets")
-    blocks, _ = truth_blocks(spark, web)
+    blocks, _ = truth_blocks(spark, web, spark.read.parquet(f"{out}/records"))
     labels = pagelet_labels(pagelets, blocks)
     assert labels.count() == pagelets.count() == labels.select("page_key", "ordinal").distinct().count()
     # the web-wide share bar is a template block wherever it is found
@@ -55,6 +55,7 @@ def test_quality_counts_add_up_and_repeated_sites_score_higher_recall(spark, syn
     assert 0 < every["precision"] <= 1
 
 
-def test_a_folder_without_truth_is_named(spark, tmp_path):
+def test_a_folder_without_truth_is_named(spark, synthetic_run, tmp_path):
+    _, out = synthetic_run
     with pytest.raises(FileNotFoundError, match="truth"):
-        truth_blocks(spark, str(tmp_path))
+        truth_blocks(spark, str(tmp_path), spark.read.parquet(f"{out}/records"))
