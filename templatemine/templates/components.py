@@ -225,6 +225,11 @@ def grouped_components(spark: SparkSession, edges: DataFrame, config: DetectConf
         vertices = big.select(F.col("src").alias("id")).union(big.select(F.col("dst").alias("id"))).distinct()
         parts.append(connected_components(spark, vertices, big, config, distributed))
     spark.sparkContext.setJobDescription(None)
+    # both parts are computed now (counted, or checkpointed by the rounds): the
+    # group sizes and the large groups' edges need not stay cached for the session
+    sizes.unpersist()
+    if stats["large_edges"]:
+        big.unpersist()
     if not parts:  # no edges at all
         parts.append(spark.createDataFrame([], "id long, component long"))
     result = parts[0] if len(parts) == 1 else parts[0].union(parts[1])
