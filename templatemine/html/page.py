@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 from selectolax.lexbor import LexborHTMLParser
 
-from templatemine.html.pagelets import INVISIBLE_TAGS, LINK_SELECTOR, link_counts, partition, split_elements
+from templatemine.html.pagelets import LINK_SELECTOR, link_counts, partition, split_elements, strip_invisible
 from templatemine.html.shingles import Shingler
 from templatemine.html.urls import LinkResolver, base_directory, registered_domain, resolve_link, url_host
 from templatemine.pagelevel.features import node_rows
@@ -99,7 +99,7 @@ class PageParser:
         base = url
         if base_node is not None:
             base = resolve_link(url, base_node.attributes.get("href") or "", strip_index=False) or url
-        tree.strip_tags(INVISIBLE_TAGS)
+        strip_invisible(tree)
 
         root = tree.body or tree.root
         if root is None:

@@ -13,8 +13,12 @@ page (every visible text node in exactly one pagelet):
   `<parent>/text()[i]`;
 - children of a split element with neither visible text nor links (`<img>`,
   `<br>`, empty `<div>`) carry nothing and are not pagelets.
-Invisible content (script, style, noscript, template) is removed before
-partitioning; "links" are `<a href>` and `<area href>` elements.
+Invisible content is removed before partitioning (`strip_invisible`): script,
+style, noscript and template elements, select/datalist option lists, and
+elements a browser does not display: the `hidden` attribute, inline
+`display:none` / `visibility:hidden`, and the `hidden` class of the CSS
+frameworks (unless a responsive variant shows it again). "Links" are
+`<a href>` and `<area href>` elements.
 
 Cost: link counts per element come from walking up from each link once
 (memoised parent pointers), so the Python work is proportional to the links and
@@ -27,7 +31,60 @@ from __future__ import annotations
 from typing import NamedTuple
 
 LINK_SELECTOR = "a[href], area[href]"
-INVISIBLE_TAGS = ["script", "style", "noscript", "template"]
+# elements whose content is never displayed as text: code, styles, inert
+# templates, and option lists (a <select> shows one option; a <datalist> none)
+INVISIBLE_TAGS = ["script", "style", "noscript", "template", "select", "datalist"]
+# elements hidden by the HTML `hidden` attribute or by inline CSS
+HIDDEN_SELECTOR = ('[hidden]:not([hidden="until-found" i]), [style*="display:none" i], '
+                   '[style*="display: none" i], [style*="visibility:hidden" i], [style*="visibility: hidden" i]')
+# the `hidden` / `d-none` classes of Bootstrap and Tailwind are display:none ...
+HIDDEN_CLASSES = ("hidden", "d-none")
+HIDDEN_CLASS_SELECTOR = ", ".join(f'[class~="{c}"]' for c in HIDDEN_CLASSES)
+
+
+def _shown_again(classes: str) -> bool:
+    """... unless a responsive variant displays the element again at some
+    width: Tailwind's `md:block`, Bootstrap's `d-lg-flex` (any class with a
+    breakpoint prefix or a d-<bp>-<display> class)."""
+    for c in classes.split():
+        if ":" in c or (c.startswith("d-") and c.count("-") >= 2 and not c.endswith("-none")):
+            return True
+    return False
+
+
+def strip_invisible(tree) -> None:
+    """Remove from a parsed page (Lexbor tree) everything a browser would not
+    show as text, in place (never <body> itself, nor a hidden element holding
+    over half of the page's text). Text a reader never sees is neither content nor a
+    template's visible part (on news pages: error messages, hidden menus and
+    forms, measured in docs/pagelevel.md); links inside it are dropped too
+    (hidden links are a link-spam device, not a vote)."""
+    tree.strip_tags(INVISIBLE_TAGS)
+    root = tree.root
+    if root is None:
+        return
+    hidden = root.css(HIDDEN_SELECTOR)
+    hidden += [n for n in root.css(HIDDEN_CLASS_SELECTOR) if not _shown_again(n.attributes.get("class") or "")]
+    hidden = [n for n in hidden if n.tag not in ("html", "head", "body")]
+    if not hidden:
+        return
+    # a page that hides most of its text until a script runs (anti-flicker
+    # wrappers, client-side apps) keeps it: what a reader finally sees
+    body = tree.body
+    half = len(body.text(deep=True, separator=" ")) / 2 if body is not None else 0
+    hidden = [n for n in hidden if len(n.text(deep=True, separator=" ")) <= half]
+    # only the outermost: destroying an element frees its subtree, so a nested
+    # match must not be touched afterwards
+    ids = {n.mem_id for n in hidden}
+    outer = {}
+    for n in hidden:
+        up = n.parent
+        while up is not None and up.mem_id not in ids:
+            up = up.parent
+        if up is None:
+            outer[n.mem_id] = n
+    for n in outer.values():
+        n.decompose()
 
 
 class PageletNode(NamedTuple):

@@ -115,10 +115,10 @@ def page_nodes(html: str, k: int = 3, width: int = WRAP_WIDTH, arrays: bool = Fa
     outside Spark)."""
     from selectolax.lexbor import LexborHTMLParser
 
-    from templatemine.html.pagelets import INVISIBLE_TAGS, LINK_SELECTOR, link_counts, partition, split_elements
+    from templatemine.html.pagelets import LINK_SELECTOR, link_counts, partition, split_elements, strip_invisible
 
     tree = LexborHTMLParser(html)
-    tree.strip_tags(INVISIBLE_TAGS)
+    strip_invisible(tree)
     root = tree.body or tree.root
     if root is None:
         return PageArrays(np.zeros(0, np.int64), np.zeros((0, N_FEATURES)), np.zeros(0, np.int64), [],

@@ -22,7 +22,7 @@ import re
 
 from selectolax.lexbor import LexborHTMLParser
 
-from templatemine.html.pagelets import INVISIBLE_TAGS
+from templatemine.html.pagelets import strip_invisible
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:"
 _INERT_SELECTORS = ("link", "base", "meta[http-equiv]")
@@ -33,7 +33,7 @@ def viewer_html(html: str) -> str:
     """The page as the viewer embeds it: invisible content out, nothing that
     loads or navigates, a CSP first in <head>."""
     tree = LexborHTMLParser(html)
-    tree.strip_tags(INVISIBLE_TAGS)
+    strip_invisible(tree)
     for selector in _INERT_SELECTORS:
         for node in tree.css(selector):
             node.decompose()

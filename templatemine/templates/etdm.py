@@ -32,7 +32,7 @@ from typing import Iterable
 
 from selectolax.lexbor import LexborHTMLParser
 
-from templatemine.html.pagelets import INVISIBLE_TAGS
+from templatemine.html.pagelets import strip_invisible
 from templatemine.html.shingles import normalize_token
 
 TEXT = "#text"
@@ -124,7 +124,7 @@ class DomTree:
         """The visible DOM under <body> (script, style, noscript, template removed,
         as for pagelets), parsed by Lexbor."""
         tree = LexborHTMLParser(html)
-        tree.strip_tags(INVISIBLE_TAGS)
+        strip_invisible(tree)
         root = tree.body or tree.root
         t = cls()
         if root is None:

@@ -7,7 +7,7 @@ from selectolax.lexbor import LexborHTMLParser
 from warcio.archiveiterator import ArchiveIterator
 
 from templatemine.html.page import PageConfig, PageParser
-from templatemine.html.pagelets import INVISIBLE_TAGS, LINK_SELECTOR, link_counts, partition, split_elements
+from templatemine.html.pagelets import LINK_SELECTOR, link_counts, partition, split_elements, strip_invisible
 from tests.warcgen import sample
 
 PAGE = """<html><head><title> The  title </title><script>var x = "hidden";</script></head><body>
@@ -23,7 +23,7 @@ Outro text
 
 def _partition(html, k=3):
     tree = LexborHTMLParser(html)
-    tree.strip_tags(INVISIBLE_TAGS)
+    strip_invisible(tree)
     root = tree.body
     links = root.css(LINK_SELECTOR)
     count, parent_of = link_counts(root, links, k)
@@ -67,7 +67,7 @@ def test_pagelets_tile_the_visible_text_of_real_pages():
             html = rec.content_stream().read().decode("utf-8", "replace")
             page = parser.parse("http://www.iana.org/x", html)
             tree = LexborHTMLParser(html)
-            tree.strip_tags(INVISIBLE_TAGS)
+            strip_invisible(tree)
             assert _words(" ".join(p.text for p in page.pagelets)) == _words(tree.body.text(separator=" "))
             assert [p.ordinal for p in page.pagelets] == list(range(len(page.pagelets)))
             # every link sits in a pagelet that counts it
@@ -97,3 +97,27 @@ def test_empty_and_bodyless_pages():
     assert empty.pagelets == [] and empty.links == [] and empty.dup_signature is None
     frames = parser.parse("https://example.org/", "<frameset><frame src='a.html'></frameset>")
     assert frames.text_length == 0
+
+
+def test_invisible_content_is_neither_pagelet_text_nor_links():
+    html = """<html><body><p>Visible article text that a reader sees on the page.</p>
+<div hidden>attr <a href="/h1">x</a><div style="display:none">nested hidden</div></div>
+<div style="DISPLAY: none">inline css</div><div style="visibility:hidden">invisible</div>
+<div class="error hidden">Invalid email address.</div><div class="d-none">bootstrap</div>
+<nav class="hidden md:flex"><a href="/n1">N1</a></nav><div class="d-none d-lg-block">wide screens</div>
+<div class="hiddenish">a class that only starts with hidden</div><div hidden="until-found">found in page</div>
+<select><option>Country A</option><option>Country B</option></select></body></html>"""
+    text = " ".join(p.text for p in _partition(html))
+    for gone in ("attr", "nested", "inline", "invisible", "Invalid", "bootstrap", "Country"):
+        assert gone not in text
+    for kept in ("Visible article", "N1", "wide screens", "only starts with", "found in page"):
+        assert kept in text
+    parsed = PageParser(PageConfig()).parse("http://h.example/", html)
+    assert [link.dst_url for link in parsed.links] == ["http://h.example/n1"]
+
+
+def test_a_page_hidden_until_a_script_runs_keeps_its_text():
+    # anti-flicker wrappers hide the whole page until JavaScript shows it
+    html = ('<html><body style="display:none"><div class="hidden"><p>All of the article text.</p></div>'
+            '<p>x</p></body></html>')
+    assert " ".join(p.text for p in _partition(html)) == "All of the article text. x"
