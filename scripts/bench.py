@@ -242,6 +242,18 @@ def markdown(result: dict) -> str:
         f"Templates: {r['templates']} ({r['detect_mode']}). `run --pagelevel {r['pagelevel']}`, "
         f"{r['shuffle_partitions']} shuffle partitions.",
     ]
+    sk = r["stages"]["detect"]["skew"]
+    if sk.get("over_4x"):
+        over = sk["over_4x"]
+        more = [o for o in over if (o.get("records_over_median") or 0) > 2]
+        first = [o for o in over if o.get("launched_after_first_s") is not None and o["launched_after_first_s"] < 0.5]
+        t = sk.get("longest_task", {})
+        lines += ["", f"Detect stages with a task over 4x the median: {len(over)}. The worst "
+                  f"({sk['description'] or sk['stage']}): {sk['max_task_s']} s vs {sk['median_task_s']} s, "
+                  f"its longest task read {t.get('records')} rows (median task {t.get('median_records')}), "
+                  f"GC {t.get('gc_s')} s, started {t.get('launched_after_first_s')} s after the stage's first task. "
+                  f"Over all {len(over)}: {len(more)} longest tasks read over 2x the median task's rows (data skew), "
+                  f"{len(first)} started in the stage's first 0.5 s."]
     q = r.get("quality")
     if q:
         lines += ["", "| template pagelets vs the generator's truth | precision | recall | TP | FP | FN | not scored |",

@@ -58,8 +58,46 @@ def _get(url: str):
         return json.load(fh)
 
 
-def group_stages(spark, group: str) -> list[dict]:
-    """Shuffle bytes and task durations of the stages the job group ran."""
+def _ms(stamp: str | None) -> float | None:
+    """Epoch ms of a status API time stamp ("2026-11-23T02:25:25.123GMT")."""
+    if not stamp:
+        return None
+    from datetime import datetime, timezone
+
+    return datetime.strptime(stamp.replace("GMT", ""), "%Y-%m-%dT%H:%M:%S.%f").replace(
+        tzinfo=timezone.utc).timestamp() * 1000
+
+
+def _records(metrics: dict) -> float:
+    """Rows a task read: Parquet/scan input plus shuffle input (a task summary's
+    quantile or one task's metrics: the two spell the shuffle field apart)."""
+    shuffle = metrics.get("shuffleReadMetrics") or {}
+    return (((metrics.get("inputMetrics") or {}).get("recordsRead") or 0)
+            + (shuffle.get("readRecords", shuffle.get("recordsRead")) or 0))
+
+
+def longest_task(base: str, sid: int, attempt: dict, median_records: float) -> dict:
+    """Why a stage's longest task was long: how many rows it read against the
+    median task (data skew reads more), its GC and deserialisation time, and
+    when it started after the stage's first task (the first wave pays for
+    starting Python workers and compiling code)."""
+    rows = _get(f"{base}/stages/{sid}/{attempt['attemptId']}/taskList?sortBy=-runtime&length=1")
+    if not rows:
+        return {}
+    task = rows[0]
+    m = task.get("taskMetrics") or {}
+    first, launched = _ms(attempt.get("firstTaskLaunchedTime")), _ms(task.get("launchTime"))
+    records = _records(m)
+    return {"records": records, "median_records": median_records,
+            "records_over_median": round(records / median_records, 2) if median_records else None,
+            "gc_s": (m.get("jvmGcTime") or 0) / 1000, "deserialize_s": (m.get("executorDeserializeTime") or 0) / 1000,
+            "launched_after_first_s": round((launched - first) / 1000, 3) if first and launched else None}
+
+
+def group_stages(spark, group: str, min_task_s: float = 1.0) -> list[dict]:
+    """Shuffle bytes and task durations of the stages the job group ran; for
+    stages of >= 4 tasks whose longest took >= min_task_s, also that task's
+    rows, GC time and start (`longest_task`)."""
     sc = spark.sparkContext
     tracker = sc.statusTracker()
     stage_ids = sorted({s for j in tracker.getJobIdsForGroup(group) for s in (tracker.getJobInfo(j).stageIds or [])})
@@ -75,13 +113,19 @@ def group_stages(spark, group: str) -> list[dict]:
                 continue
             summary = _get(f"{base}/stages/{sid}/{attempt['attemptId']}/taskSummary?quantiles=0.5,1.0")
             median, longest = summary["duration"] if summary.get("duration") else (0.0, 0.0)
-            stages.append({
+            stage = {
                 "stage": sid, "name": attempt.get("name", "")[:60], "description": attempt.get("description", ""),
                 "tasks": attempt["numTasks"],
                 "shuffle_write_bytes": attempt.get("shuffleWriteBytes", 0),
                 "shuffle_read_bytes": attempt.get("shuffleReadBytes", 0),
                 "median_task_s": median / 1000, "max_task_s": longest / 1000,
-            })
+            }
+            if attempt["numTasks"] >= 4 and longest / 1000 >= min_task_s:
+                median_records = _records({k: {f: v[0] for f, v in (summary.get(k) or {}).items()
+                                               if isinstance(v, list) and v}
+                                           for k in ("inputMetrics", "shuffleReadMetrics")})
+                stage["longest_task"] = longest_task(base, sid, attempt, median_records)
+            stages.append(stage)
     return stages
 
 
@@ -93,8 +137,11 @@ def skew(stages: list[dict], min_task_s: float = 1.0) -> dict:
         return {"worst_ratio": None, "stages_compared": 0}
     ratio, stage = max(ratios, key=lambda r: r[0])
     return {"worst_ratio": round(ratio, 2), "stage": stage["name"], "description": stage.get("description", ""),
-            "max_task_s": stage["max_task_s"],
-            "median_task_s": stage["median_task_s"], "stages_compared": len(ratios)}
+            "max_task_s": stage["max_task_s"], "median_task_s": stage["median_task_s"],
+            "longest_task": stage.get("longest_task", {}), "stages_compared": len(ratios),
+            # every stage over 4x, to tell data skew (more rows) from fixed costs
+            "over_4x": [{"stage": s["stage"], "description": s.get("description", ""), "ratio": round(r, 2),
+                         **s.get("longest_task", {})} for r, s in sorted(ratios, key=lambda x: -x[0]) if r > 4]}
 
 
 def join_sizes(spark, out: str) -> dict:
