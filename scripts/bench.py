@@ -22,7 +22,8 @@ On one corpus (a synthetic web, generated into WORK/web if missing), in one run:
    `--pagelevel auto` is `run`'s default, with the page-level stage timed too;
 4. quality, when the corpus has the generator's truth/: template pagelet
    precision and recall (templatemine/evaluate/pagelet_truth.py) of detect's
-   template_pagelets (site level, also with --pagelevel auto), not timed.
+   template_pagelets, plus with --pagelevel auto the pagelets the page-level
+   model removed whole; not timed.
 
 Shuffle partitions: max(8, pages / 25,000), which AQE coalesces (40 at a
 million pages; their sizes are in docs/scaling.md).
@@ -263,6 +264,7 @@ def markdown(result: dict) -> str:
             lines.append(f"| {label} | {s['precision']} | {s['recall']} | {s['true_positive']} | "
                          f"{s['false_positive']} | {s['false_negative']} | "
                          + ", ".join(f"{k} {v}" for k, v in s["not_scored"].items()) + " |")
+        lines.append(f"\nPredicted template: {q.get('predicted_by', 'template_pagelets')}.")
     return "\n".join(line for line in lines if line is not None)
 
 

@@ -18,7 +18,8 @@ text that holds it:
 
 Texts are compared with all whitespace removed, so the separators Lexbor puts
 between inline elements do not matter. Predicted = the pagelet is in the run's
-`template_pagelets` table.
+`template_pagelets` table, or (after a page-level stage) in a page's
+`page_templateness.template_pagelets`: every node of it judged template.
 
 Two scopes are reported: every page, and the pages of sites with at least two
 crawled pages. A block on a one-page site occurs once in the crawl; no
@@ -34,6 +35,9 @@ import os
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
+
+from templatemine.pagelevel.stage import PAGE_TEMPLATENESS
+from templatemine.tables.output import path_exists
 
 TEMPLATE, CONTENT, AMBIGUOUS, UNMATCHED, NO_TEXT = "template", "content", "ambiguous", "unmatched", "no_text"
 
@@ -91,11 +95,17 @@ def _scores(counts: dict) -> dict:
 
 def pagelet_quality(spark: SparkSession, out: str, web: str) -> dict:
     """Precision and recall of OUT's template pagelets against WEB's truth, on
-    every page and on the pages of sites with >= 2 crawled pages."""
+    every page and on the pages of sites with >= 2 crawled pages. Predicted:
+    detect's template_pagelets and, when OUT has a page-level stage's output,
+    the pagelets it removed whole (`page_templateness.template_pagelets`)."""
     out = out.rstrip("/")
     pagelets = spark.read.parquet(f"{out}/pagelets")
-    predicted = spark.read.parquet(f"{out}/template_pagelets").select(
-        "page_key", "ordinal", F.lit(True).alias("predicted")).distinct()
+    predicted = spark.read.parquet(f"{out}/template_pagelets").select("page_key", "ordinal")
+    page_level = path_exists(spark, f"{out}/{PAGE_TEMPLATENESS}")
+    if page_level:  # pagelets the page-level model removed whole count as found too
+        predicted = predicted.unionByName(spark.read.parquet(f"{out}/{PAGE_TEMPLATENESS}").select(
+            "page_key", F.explode("template_pagelets").alias("ordinal")))
+    predicted = predicted.distinct().withColumn("predicted", F.lit(True))
     blocks, sites = truth_blocks(spark, web, spark.read.parquet(f"{out}/records"))
     scored = (pagelet_labels(pagelets, blocks)
               .join(predicted, ["page_key", "ordinal"], "left")
@@ -109,4 +119,5 @@ def pagelet_quality(spark: SparkSession, out: str, web: str) -> dict:
         every[(r["truth"], r["predicted"])] = every.get((r["truth"], r["predicted"]), 0) + r["count"]
         if r["repeated"]:
             repeated[(r["truth"], r["predicted"])] = r["count"]
-    return {"all_pages": _scores(every), "sites_with_2_or_more_pages": _scores(repeated)}
+    return {"all_pages": _scores(every), "sites_with_2_or_more_pages": _scores(repeated),
+            "predicted_by": "template_pagelets + page_templateness" if page_level else "template_pagelets"}

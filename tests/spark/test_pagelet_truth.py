@@ -59,3 +59,24 @@ def test_a_folder_without_truth_is_named(spark, synthetic_run, tmp_path):
     _, out = synthetic_run
     with pytest.raises(FileNotFoundError, match="truth"):
         truth_blocks(spark, str(tmp_path), spark.read.parquet(f"{out}/records"))
+
+
+def test_pagelets_the_page_level_model_removed_count_as_predicted(spark, synthetic_run, tmp_path):
+    web, out = synthetic_run
+    import shutil
+
+    judged = str(tmp_path / "out")
+    for table in ("records", "pagelets", "template_pagelets"):
+        shutil.copytree(f"{out}/{table}", f"{judged}/{table}")
+    # a page-level stage that removed every pagelet of every page: nothing template is missed
+    every_pagelet = spark.read.parquet(f"{out}/pagelets").groupBy("page_key").agg(
+        F.collect_list("ordinal").alias("template_pagelets"))
+    every_pagelet.write.parquet(f"{judged}/page_templateness")
+    site_only = pagelet_quality(spark, out, web)
+    q = pagelet_quality(spark, judged, web)
+    assert site_only["predicted_by"] == "template_pagelets"
+    assert q["predicted_by"] == "template_pagelets + page_templateness"
+    every, before = q["all_pages"], site_only["all_pages"]
+    assert every["false_negative"] == 0 and every["true_negative"] == 0
+    assert every["true_positive"] == before["true_positive"] + before["false_negative"]
+    assert every["false_positive"] == before["false_positive"] + before["true_negative"]
