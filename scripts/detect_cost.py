@@ -78,9 +78,10 @@ def _records(metrics: dict) -> float:
 
 def longest_task(base: str, sid: int, attempt: dict, median_records: float) -> dict:
     """Why a stage's longest task was long: how many rows it read against the
-    median task (data skew reads more), its GC and deserialisation time, and
-    when it started after the stage's first task (the first wave pays for
-    starting Python workers and compiling code)."""
+    median task (data skew reads more); its run time, GC, deserialisation,
+    shuffle fetch wait and scheduler delay; and when it started after the
+    stage's first task (the first wave pays for starting Python workers and
+    compiling code)."""
     rows = _get(f"{base}/stages/{sid}/{attempt['attemptId']}/taskList?sortBy=-runtime&length=1")
     if not rows:
         return {}
@@ -90,7 +91,11 @@ def longest_task(base: str, sid: int, attempt: dict, median_records: float) -> d
     records = _records(m)
     return {"records": records, "median_records": median_records,
             "records_over_median": round(records / median_records, 2) if median_records else None,
+            # where its time went: running, of which GC; waiting for shuffle blocks; before it ran
+            "duration_s": (task.get("duration") or 0) / 1000, "run_s": (m.get("executorRunTime") or 0) / 1000,
             "gc_s": (m.get("jvmGcTime") or 0) / 1000, "deserialize_s": (m.get("executorDeserializeTime") or 0) / 1000,
+            "fetch_wait_s": ((m.get("shuffleReadMetrics") or {}).get("fetchWaitTime") or 0) / 1000,
+            "scheduler_delay_s": (task.get("schedulerDelay") or 0) / 1000,
             "launched_after_first_s": round((launched - first) / 1000, 3) if first and launched else None}
 
 
@@ -140,7 +145,8 @@ def skew(stages: list[dict], min_task_s: float = 1.0) -> dict:
             "max_task_s": stage["max_task_s"], "median_task_s": stage["median_task_s"],
             "longest_task": stage.get("longest_task", {}), "stages_compared": len(ratios),
             # every stage over 4x, to tell data skew (more rows) from fixed costs
-            "over_4x": [{"stage": s["stage"], "description": s.get("description", ""), "ratio": round(r, 2),
+            "over_4x": [{"stage": s["stage"], "name": s["name"], "description": s.get("description", ""),
+                         "ratio": round(r, 2),
                          **s.get("longest_task", {})} for r, s in sorted(ratios, key=lambda x: -x[0]) if r > 4]}
 
 
