@@ -18,8 +18,10 @@ text that holds it:
 
 Texts are compared with all whitespace removed, so the separators Lexbor puts
 between inline elements do not matter. Predicted = the pagelet is in the run's
-`template_pagelets` table, or (after a page-level stage) in a page's
-`page_templateness.template_pagelets`: every node of it judged template.
+`template_pagelets` table, or (after a page-level stage, on a page it judged
+in page mode) in the page's `page_templateness.template_pagelets`: every node
+of it judged template. Hybrid pages' extra removals are scored apart
+(`pagelet_quality`).
 
 Two scopes are reported: every page, and the pages of sites with at least two
 crawled pages. A block on a one-page site occurs once in the crawl; no
@@ -95,29 +97,47 @@ def _scores(counts: dict) -> dict:
 
 def pagelet_quality(spark: SparkSession, out: str, web: str) -> dict:
     """Precision and recall of OUT's template pagelets against WEB's truth, on
-    every page and on the pages of sites with >= 2 crawled pages. Predicted:
-    detect's template_pagelets and, when OUT has a page-level stage's output,
-    the pagelets it removed whole (`page_templateness.template_pagelets`)."""
+    every page and on the pages of sites with >= 2 crawled pages.
+
+    Predicted template: detect's template_pagelets and, when OUT has a
+    page-level stage's output, the pagelets the model removed whole on the
+    pages it judged in *page* mode, where it stands in for the site-level
+    detection. On *hybrid* pages the model removes per-page boilerplate on top
+    of the site's templates (related lists, share bars: not templates in
+    Definition 4's sense, which asks for the same pagelet on several pages);
+    `with_hybrid_removals` scores every page with those counted too, so the
+    cost of that choice is reported, not hidden."""
     out = out.rstrip("/")
     pagelets = spark.read.parquet(f"{out}/pagelets")
-    predicted = spark.read.parquet(f"{out}/template_pagelets").select("page_key", "ordinal")
+    members = spark.read.parquet(f"{out}/template_pagelets").select("page_key", "ordinal")
     page_level = path_exists(spark, f"{out}/{PAGE_TEMPLATENESS}")
-    if page_level:  # pagelets the page-level model removed whole count as found too
-        predicted = predicted.unionByName(spark.read.parquet(f"{out}/{PAGE_TEMPLATENESS}").select(
-            "page_key", F.explode("template_pagelets").alias("ordinal")))
-    predicted = predicted.distinct().withColumn("predicted", F.lit(True))
     blocks, sites = truth_blocks(spark, web, spark.read.parquet(f"{out}/records"))
-    scored = (pagelet_labels(pagelets, blocks)
-              .join(predicted, ["page_key", "ordinal"], "left")
-              .join(sites, "page_key", "left")
-              .select("truth", F.coalesce("predicted", F.lit(False)).alias("predicted"),
-                      (F.coalesce("site_pages", F.lit(0)) >= 2).alias("repeated")))
-    rows = scored.groupBy("truth", "predicted", "repeated").count().collect()
+    labelled = pagelet_labels(pagelets, blocks).join(sites, "page_key", "left").persist()
+    judged = (spark.read.parquet(f"{out}/{PAGE_TEMPLATENESS}").select(
+        "page_key", "mode", F.explode("template_pagelets").alias("ordinal")) if page_level else None)
+    predicted = members if judged is None else members.unionByName(
+        judged.where(F.col("mode") == "page").select("page_key", "ordinal"))
+    every, repeated = _counts(labelled, predicted)
+    result = {"all_pages": _scores(every), "sites_with_2_or_more_pages": _scores(repeated),
+              "predicted_by": "template_pagelets + page_templateness (page mode)" if page_level
+              else "template_pagelets"}
+    if judged is not None:
+        every_removal, _ = _counts(labelled, members.unionByName(judged.select("page_key", "ordinal")))
+        result["with_hybrid_removals"] = _scores(every_removal)
+    labelled.unpersist()
+    return result
+
+
+def _counts(labelled: DataFrame, predicted: DataFrame) -> tuple[dict, dict]:
+    """(truth, predicted) -> pagelets, on every page and on sites with >= 2 pages."""
+    predicted = predicted.distinct().withColumn("predicted", F.lit(True))
+    scored = labelled.join(predicted, ["page_key", "ordinal"], "left").select(
+        "truth", F.coalesce("predicted", F.lit(False)).alias("predicted"),
+        (F.coalesce("site_pages", F.lit(0)) >= 2).alias("repeated"))
     every: dict = {}
     repeated: dict = {}
-    for r in rows:
+    for r in scored.groupBy("truth", "predicted", "repeated").count().collect():
         every[(r["truth"], r["predicted"])] = every.get((r["truth"], r["predicted"]), 0) + r["count"]
         if r["repeated"]:
             repeated[(r["truth"], r["predicted"])] = r["count"]
-    return {"all_pages": _scores(every), "sites_with_2_or_more_pages": _scores(repeated),
-            "predicted_by": "template_pagelets + page_templateness" if page_level else "template_pagelets"}
+    return every, repeated

@@ -65,18 +65,26 @@ def test_pagelets_the_page_level_model_removed_count_as_predicted(spark, synthet
     web, out = synthetic_run
     import shutil
 
-    judged = str(tmp_path / "out")
-    for table in ("records", "pagelets", "template_pagelets"):
-        shutil.copytree(f"{out}/{table}", f"{judged}/{table}")
-    # a page-level stage that removed every pagelet of every page: nothing template is missed
-    every_pagelet = spark.read.parquet(f"{out}/pagelets").groupBy("page_key").agg(
-        F.collect_list("ordinal").alias("template_pagelets"))
-    every_pagelet.write.parquet(f"{judged}/page_templateness")
     site_only = pagelet_quality(spark, out, web)
-    q = pagelet_quality(spark, judged, web)
-    assert site_only["predicted_by"] == "template_pagelets"
-    assert q["predicted_by"] == "template_pagelets + page_templateness"
-    every, before = q["all_pages"], site_only["all_pages"]
-    assert every["false_negative"] == 0 and every["true_negative"] == 0
-    assert every["true_positive"] == before["true_positive"] + before["false_negative"]
-    assert every["false_positive"] == before["false_positive"] + before["true_negative"]
+    before = site_only["all_pages"]
+    assert site_only["predicted_by"] == "template_pagelets" and "with_hybrid_removals" not in site_only
+    for mode in ("page", "hybrid"):
+        judged = str(tmp_path / mode)
+        for table in ("records", "pagelets", "template_pagelets"):
+            shutil.copytree(f"{out}/{table}", f"{judged}/{table}")
+        # a page-level stage that removed every pagelet of every page
+        every_pagelet = spark.read.parquet(f"{out}/pagelets").groupBy("page_key").agg(
+            F.lit(mode).alias("mode"), F.collect_list("ordinal").alias("template_pagelets"))
+        every_pagelet.write.parquet(f"{judged}/page_templateness")
+        q = pagelet_quality(spark, judged, web)
+        assert q["predicted_by"] == "template_pagelets + page_templateness (page mode)"
+        # every removal counted: nothing template is missed, every content pagelet is a false positive
+        removed = q["with_hybrid_removals"]
+        assert removed["false_negative"] == 0 and removed["true_negative"] == 0
+        assert removed["true_positive"] == before["true_positive"] + before["false_negative"]
+        assert removed["false_positive"] == before["false_positive"] + before["true_negative"]
+        if mode == "page":  # the model stands in for the site-level detection: its removals are templates
+            assert q["all_pages"] == removed
+        else:  # hybrid pages' removals are per-page boilerplate, not templates by Def. 4
+            assert q["all_pages"] == before
+            assert q["sites_with_2_or_more_pages"] == site_only["sites_with_2_or_more_pages"]
