@@ -153,7 +153,8 @@ def skew(stages: list[dict], min_task_s: float = 1.0) -> dict:
 def join_sizes(spark, out: str) -> dict:
     from pyspark.sql import functions as F
 
-    from templatemine.templates.detect import bridge_links, template_candidates, template_links, template_shingles
+    from templatemine.templates.detect import (bridge_links, template_candidates, template_carriers, template_links,
+                                               template_shingles)
 
     pagelets = spark.read.parquet(f"{out}/pagelets")
     links = spark.read.parquet(f"{out}/links")
@@ -166,11 +167,13 @@ def join_sizes(spark, out: str) -> dict:
     m = page_links.count()
     first_join = page_links.join(per_page.withColumnRenamed("page_key", "src_page_key"), "src_page_key").agg(
         F.sum("count")).first()[0] or 0
-    tlinks = template_links(candidates, links).count()
-    bridges = bridge_links(candidates, links).count()
+    carriers = template_carriers(candidates).persist()
+    tlinks = template_links(carriers, links).count()
+    bridges = bridge_links(carriers, links).count()
     giant = candidates.join(pages.select("page_key", "site"), "page_key").groupBy("shingle").agg(
         F.countDistinct("page_key").alias("pages"), F.countDistinct("site").alias("sites")).orderBy(
         F.desc("pages")).first()
+    carriers.unpersist()
     candidates.unpersist()
     return {"d": d, "M": m, "d2M": d * d * m, "dM": d * m, "first_join_rows": first_join,
             "template_links": tlinks, "bridge_links": bridges,
@@ -184,11 +187,11 @@ def literal_step4(spark, out: str) -> None:
     place, BFS in memory. Run only to measure its skew."""
     import pandas as pd
 
-    from templatemine.templates.detect import template_candidates, template_links, template_shingles
+    from templatemine.templates.detect import template_candidates, template_carriers, template_links, template_shingles
 
     pagelets = spark.read.parquet(f"{out}/pagelets")
     links = spark.read.parquet(f"{out}/links")
-    tlinks = template_links(template_candidates(pagelets, template_shingles(pagelets)), links)
+    tlinks = template_links(template_carriers(template_candidates(pagelets, template_shingles(pagelets))), links)
 
     def bfs(group: pd.DataFrame) -> pd.DataFrame:
         adjacency: dict = {}

@@ -47,8 +47,11 @@ def evidence_filter(members: DataFrame, pagelets: DataFrame, pages: DataFrame,
     if not config.enabled:
         return members
     site_pages = pages.groupBy("site").agg(F.count("*").alias("site_pages"))
+    # read four times below; persisted, or each read computes the memberships
+    # anew (the whole of Figure 5 after the components: twelve repeated stages
+    # at 1M pages, as the reads' inferred filters keep Spark from reusing one)
     m = members.join(pagelets.select("page_key", "ordinal", "dom_path"), ["page_key", "ordinal"]).join(
-        pages.select("page_key", "site", F.coalesce("dup_of", "page_key").alias("original")), "page_key")
+        pages.select("page_key", "site", F.coalesce("dup_of", "page_key").alias("original")), "page_key").persist()
     key = ["shingle", "template_key", "site"]
     per_path = m.groupBy(*key, "dom_path").agg(F.count("*").alias("at_path"))
     top = per_path.withColumn("rank", F.row_number().over(
@@ -89,10 +92,21 @@ def template_candidates(pagelets: DataFrame, shingles: DataFrame) -> DataFrame:
     return pagelets.join(shingles.select("shingle"), "shingle", "left_semi").select("page_key", "ordinal", "shingle")
 
 
-def template_links(candidates: DataFrame, links: DataFrame) -> DataFrame:
+def template_carriers(candidates: DataFrame) -> DataFrame:
+    """(shingle, page_key), once per pair: the pages carrying each template
+    shingle, the vertices of the groups G_s (Figure 5 step 4). The self-join,
+    the bridges and the components all read it; persist it once. Derived
+    anew in each of them, it was computed six times over, not reused: each
+    join infers its own not-null filters below the distinct, so no two plans
+    were alike (six 40-task stages at 1M pages, docs/scaling.md)."""
+    return candidates.select("shingle", "page_key").distinct()
+
+
+def template_links(carriers: DataFrame, links: DataFrame) -> DataFrame:
     """Figure 5 step 3: links between two pages that both carry shingle s
-    (T1.page_key = src, T2.page_key = dst, T1.shingle = T2.shingle)."""
-    pages_of = candidates.select("shingle", "page_key").distinct()
+    (T1.page_key = src, T2.page_key = dst, T1.shingle = T2.shingle);
+    `carriers` as `template_carriers`."""
+    pages_of = carriers.select("shingle", "page_key")
     page_links = links.where(F.col("src_page_key") != F.col("dst_page_key")).select(
         "src_page_key", "dst_page_key").distinct()
     t1 = pages_of.withColumnRenamed("page_key", "src_page_key")
@@ -101,7 +115,7 @@ def template_links(candidates: DataFrame, links: DataFrame) -> DataFrame:
         "shingle", "src_page_key", "dst_page_key")
 
 
-def bridge_links(candidates: DataFrame, links: DataFrame) -> DataFrame:
+def bridge_links(carriers: DataFrame, links: DataFrame) -> DataFrame:
     """Same-site links between a page carrying shingle s and a page r that does
     not: (shingle, src_page_key, dst_page_key), r being a *bridge*. Section 3.2
     accepts templatized pages "reachable one from the other by an undirected
@@ -109,8 +123,8 @@ def bridge_links(candidates: DataFrame, links: DataFrame) -> DataFrame:
     one bridge lets two pages that both link the site's index (and not each
     other, like the API pages of a reference) join one component. At most d
     rows per link (d: template pagelets on its page), within the paper's
-    d^2 * M bound for TEMPLATE_LINKS."""
-    pages_of = candidates.select("shingle", "page_key").distinct()
+    d^2 * M bound for TEMPLATE_LINKS. `carriers` as `template_carriers`."""
+    pages_of = carriers.select("shingle", "page_key")
     site_links = links.where(F.col("same_site") & (F.col("src_page_key") != F.col("dst_page_key"))).select(
         "src_page_key", "dst_page_key").distinct()
     carriers_src = site_links.join(pages_of.withColumnRenamed("page_key", "src_page_key"), "src_page_key")
@@ -133,15 +147,15 @@ def _vertex_id(shingle, page_key):
     return F.xxhash64(shingle, page_key)
 
 
-def template_components(spark: SparkSession, candidates: DataFrame, tlinks: DataFrame,
+def template_components(spark: SparkSession, carriers: DataFrame, tlinks: DataFrame,
                         config: DetectConfig = DetectConfig(), report: dict | None = None) -> DataFrame:
     """Figure 5 steps 4-5: undirected connected components of each shingle's
     group G_s; (shingle, page_key, component) for the pages of components
     holding two or more of them. Vertices are (shingle, page) pairs with hashed
     ids, so one components run serves every shingle at once; `tlinks` may also
-    hold bridge links, whose pages join the graph but not the templates."""
-    carriers = candidates.select("shingle", "page_key").distinct().withColumn(
-        "id", _vertex_id("shingle", "page_key")).persist()
+    hold bridge links, whose pages join the graph but not the templates;
+    `carriers` as `template_carriers`."""
+    carriers = carriers.withColumn("id", _vertex_id("shingle", "page_key"))
     edges = tlinks.select(F.col("shingle").alias("group"), _vertex_id("shingle", "src_page_key").alias("src"),
                           _vertex_id("shingle", "dst_page_key").alias("dst")).persist()
     # the graph is the disjoint union of the groups G_s: small ones are solved
@@ -158,10 +172,11 @@ def global_template_pagelets(spark: SparkSession, pagelets: DataFrame, links: Da
     """(page_key, ordinal, shingle, template_key) of every pagelet in a template
     (Fig. 5); `report` gets what connected components did."""
     candidates = template_candidates(pagelets, template_shingles(pagelets)).persist()
-    tlinks = template_links(candidates, links)
+    carriers = template_carriers(candidates).persist()
+    tlinks = template_links(carriers, links)
     if config.enabled and config.bridges:
-        tlinks = tlinks.union(bridge_links(candidates, links))
-    members = template_components(spark, candidates, tlinks, config, report)
+        tlinks = tlinks.union(bridge_links(carriers, links))
+    members = template_components(spark, carriers, tlinks, config, report)
     return candidates.join(members, ["shingle", "page_key"]).select(
         "page_key", "ordinal", "shingle", F.col("component").alias("template_key"))
 
