@@ -23,7 +23,8 @@ On one corpus (a synthetic web, generated into WORK/web if missing), in one run:
 4. quality, when the corpus has the generator's truth/: template pagelet
    precision and recall (templatemine/evaluate/pagelet_truth.py) of detect's
    template_pagelets, plus with --pagelevel auto the pagelets the page-level
-   model removed whole; not timed.
+   model removed whole on the pages it judged alone (page mode); hybrid pages'
+   extra removals are scored apart. Not timed.
 
 Shuffle partitions: max(8, pages / 25,000), which AQE coalesces (40 at a
 million pages; their sizes are in docs/scaling.md).
@@ -125,6 +126,22 @@ def shuffle_partitions(pages: int) -> int:
     return max(8, pages // 25_000)
 
 
+def bench_session(name: str, cores: int, pages: int, extra: dict | None = None):
+    """The local session the benchmark measures in (also scripts/detect_stages.py's),
+    its Python workers started, so that no measured stage pays for that."""
+    from templatemine.config import LOCAL
+    from templatemine.spark import get_session
+
+    spark = get_session(name, f"local[{cores}]", {
+        **LOCAL.spark, "spark.ui.showConsoleProgress": "false", "spark.ui.retainedStages": "5000",
+        "spark.ui.retainedTasks": "200000", "spark.driver.memory": "6g",
+        "spark.sql.shuffle.partitions": str(shuffle_partitions(pages)),
+        "spark.cleaner.periodicGC.interval": "5min",  # frees the components rounds' shuffle files on disk
+        **(extra or {})})
+    spark.range(cores * 4, numPartitions=cores).rdd.map(lambda x: x).count()
+    return spark
+
+
 def run_stages(paths: list[str], work: str, cores: int, pagelevel: str, pages_hint: int) -> dict:
     from dataclasses import replace
 
@@ -132,18 +149,12 @@ def run_stages(paths: list[str], work: str, cores: int, pagelevel: str, pages_hi
 
     from templatemine.config import LOCAL
     from templatemine.pagelevel.stage import run_pagelevel
-    from templatemine.spark import get_session
     from templatemine.tables.extract import run_extract
     from templatemine.templates.stage import run_clean, run_detect
     from templatemine.warc.inputs import expand_inputs
 
-    spark = get_session("templatemine bench", f"local[{cores}]", {
-        **LOCAL.spark, "spark.ui.showConsoleProgress": "false", "spark.ui.retainedStages": "5000",
-        "spark.ui.retainedTasks": "200000", "spark.driver.memory": "6g",
-        "spark.sql.shuffle.partitions": str(shuffle_partitions(pages_hint)),
-        "spark.cleaner.periodicGC.interval": "5min"})  # frees the components rounds' shuffle files on disk
+    spark = bench_session("templatemine bench", cores, pages_hint)
     jvm_pid = int(spark.sparkContext._jvm.ProcessHandle.current().pid())
-    spark.range(cores * 4, numPartitions=cores).rdd.map(lambda x: x).count()  # start the Python workers
     memory = PeakMemory(jvm_pid)
     memory.start()
     out = os.path.join(work, "out")

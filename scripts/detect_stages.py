@@ -33,23 +33,17 @@ def main() -> int:
     ap.add_argument("--cores", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--conf", action="append", default=[], help="extra Spark conf, key=value")
     args = ap.parse_args()
-    from bench import shuffle_partitions
+    from bench import bench_session
     from detect_cost import group_stages, skew
 
     from templatemine.config import LOCAL
-    from templatemine.spark import get_session
     from templatemine.templates.stage import run_detect
 
     with open(os.path.join(args.out, "manifest.json")) as fh:
         pages = json.load(fh)["rows"]["pages"]
     extra = dict(c.split("=", 1) for c in args.conf)
-    spark = get_session("templatemine detect stages", f"local[{args.cores}]", {
-        **LOCAL.spark, "spark.ui.showConsoleProgress": "false", "spark.ui.retainedStages": "5000",
-        "spark.ui.retainedTasks": "200000", "spark.driver.memory": "6g",
-        "spark.sql.shuffle.partitions": str(shuffle_partitions(pages)),
-        "spark.cleaner.periodicGC.interval": "5min", **extra})
+    spark = bench_session("templatemine detect stages", args.cores, pages, extra)
     try:
-        spark.range(args.cores * 4, numPartitions=args.cores).rdd.map(lambda x: x).count()  # Python workers up
         spark.sparkContext.setJobGroup("bench-detect", "detect")
         started = time.time()
         manifest = run_detect(spark, args.out, LOCAL.detect, lambda _m: None)
