@@ -3,6 +3,7 @@
     scripts/bench --pages 10000 [--seed 1] [--work /tmp/templatemine-bench] [--sample 300]
     scripts/bench --corpus DIR          # a synthetic web already written by scripts/synth_web.py
     scripts/bench --pagelevel auto      # also the NODES table and the page-level stage (default: site)
+    scripts/bench --pagelevel auto --model run   # ... with a model trained on this run's site-level labels
 
 On one corpus (a synthetic web, generated into WORK/web if missing), in one run:
 
@@ -20,6 +21,8 @@ On one corpus (a synthetic web, generated into WORK/web if missing), in one run:
    `--pagelevel site` (default) is `templatemine run --pagelevel site`: the
    site-level detection of Bar-Yossef & Rajagopalan, no NODES table;
    `--pagelevel auto` is `run`'s default, with the page-level stage timed too;
+   `--model run` trains its model on the run's own site-level labels within
+   that stage (pagelevel.model = "run"), else the shipped model judges;
 4. quality, when the corpus has the generator's truth/: template pagelet
    precision and recall (templatemine/evaluate/pagelet_truth.py) of detect's
    template_pagelets, plus with --pagelevel auto the pagelets the page-level
@@ -142,7 +145,7 @@ def bench_session(name: str, cores: int, pages: int, extra: dict | None = None):
     return spark
 
 
-def run_stages(paths: list[str], work: str, cores: int, pagelevel: str, pages_hint: int) -> dict:
+def run_stages(paths: list[str], work: str, cores: int, pagelevel: str, pages_hint: int, model: str = "") -> dict:
     from dataclasses import replace
 
     from detect_cost import group_stages, skew
@@ -170,7 +173,7 @@ def run_stages(paths: list[str], work: str, cores: int, pagelevel: str, pages_hi
         elif name == "detect":
             manifests[name] = run_detect(spark, out, LOCAL.detect, quiet)
         elif name == "pagelevel":
-            manifests[name] = run_pagelevel(spark, out, replace(LOCAL.pagelevel, mode=pagelevel), quiet)
+            manifests[name] = run_pagelevel(spark, out, replace(LOCAL.pagelevel, mode=pagelevel, model=model), quiet)
         else:
             manifests[name] = run_clean(spark, out, quiet, LOCAL.clean)
         seconds = time.time() - t0
@@ -197,6 +200,8 @@ def run_stages(paths: list[str], work: str, cores: int, pagelevel: str, pages_hi
     spark.stop()
     return {
         "pages": pages, "cores": cores, "pagelevel": pagelevel,
+        **({"model": manifests["pagelevel"]["model"], "model_trained": manifests["pagelevel"].get("trained")}
+           if "pagelevel" in manifests else {}),
         "shuffle_partitions": shuffle_partitions(pages_hint), "stages": stages, "total_s": round(total, 2),
         "quality": quality,
         "run_pages_per_s_per_core": round(pages / (total * cores), 2),
@@ -251,7 +256,9 @@ def markdown(result: dict) -> str:
         f"Connected components ({components_line(r['components'])}): "
         f"{r['components'].get('seconds')} s, {100 * r['components_share_of_detect']:.0f}% of detect. "
         f"Peak RSS: driver JVM {r['peak_rss_mb']['driver_jvm']} MB, Python workers {r['peak_rss_mb']['python_workers']} MB. "
-        f"Templates: {r['templates']} ({r['detect_mode']}). `run --pagelevel {r['pagelevel']}`, "
+        f"Templates: {r['templates']} ({r['detect_mode']}). `run --pagelevel {r['pagelevel']}`"
+        + (f" (model {r['model']}{', trained on this run' if (r.get('model_trained') or {}).get('from_run') else ''})"
+           if r.get("model") else "") + ", "
         f"{r['shuffle_partitions']} shuffle partitions.",
     ]
     sk = r["stages"]["detect"]["skew"]
@@ -293,6 +300,7 @@ def main() -> int:
     ap.add_argument("--cores", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--pagelevel", choices=["site", "auto"], default="site",
                     help="site: extract, detect, clean (no NODES); auto: run's default, page-level stage included")
+    ap.add_argument("--model", default="", help='with --pagelevel auto: pagelevel.model ("" shipped, "run", a folder)')
     args = ap.parse_args()
     from bench_extract import ceiling
 
@@ -315,7 +323,7 @@ def main() -> int:
     print(f"bench: ceiling {result['ceiling']['pages_per_s']} pages/s on one core ({n} pages)", flush=True)
     result["peers"] = peer_rates(response_html(paths, max(1, n // args.sample)))
     print(f"bench: peers {result['peers']['pages_per_s']} pages/s on one core", flush=True)
-    result["templatemine"] = run_stages(paths, args.work, args.cores, args.pagelevel, n)
+    result["templatemine"] = run_stages(paths, args.work, args.cores, args.pagelevel, n, args.model)
     table = markdown(result)
     print(table)
     with open(os.path.join(args.work, "bench.json"), "w") as fh:

@@ -308,7 +308,10 @@ def run_command(args) -> int:
 def pagelevel_lines(judged: dict) -> list[str]:
     parts = [f"{m['pages']} {mode} ({(m['template_tokens'] or 0) / max(m['tokens'] or 0, 1):.1%} of tokens template)"
              for mode, m in sorted(judged["modes"].items())]
-    return [f"  page-level model {judged['model']}: " + ", ".join(parts)]
+    trained = judged.get("trained")
+    origin = ("" if trained is None else " (trained on this run's sites)" if trained["from_run"]
+              else f" (shipped: not trainable on this run, {trained['reason']})")
+    return [f"  page-level model {judged['model']}{origin}: " + ", ".join(parts)]
 
 
 def _model_command(spark, args, config, progress) -> int:

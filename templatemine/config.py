@@ -140,7 +140,11 @@ class PageLevelConfig:
     (site-level detection needs a template on several linked pages)."""
     model: str = ""
     """A model directory (`templatemine train`'s output, or one of its versions);
-    "" is the model shipped in the package (pagelevel/default_model.json)."""
+    "" is the model shipped in the package (pagelevel/default_model.json); "run"
+    trains one on this run's own site-level labels first (the seed's plan: learn
+    from the site-level results of the crawl, then judge its small sites), saved
+    under OUT/model/ and in pagelevel.json, the shipped one used if they cannot
+    train every band."""
     smoothing: float = 0.5
     """c of the regularised isotonic regression: the cost of one more section."""
     smooth: bool = True
@@ -151,6 +155,11 @@ class PageLevelConfig:
     """A node is template when its smoothed templateness is at least this."""
     pu: bool = True
     """Correct the site-level labels' false negatives (Elkan & Noto; pagelevel/model.py)."""
+    pu_min_held_templates: int = 100
+    """train: a band's k is the mean score of its held-out template nodes; with fewer
+    of them than this it is not estimated and the band is left uncorrected (k = 1).
+    A band whose few templates the classifier cannot learn gets k near 0, and p / k
+    would call every node of the band template."""
     bands: str = "0,5,50"
     """train: subtree-token lower bounds of the size bands, one classifier each."""
     reg_param: float = 0.01
@@ -159,6 +168,15 @@ class PageLevelConfig:
     """train: share of labelled nodes held out (by page) to estimate k and report accuracy."""
     seed: int = 7
     """train: seed of the hold-out split."""
+    train_max_pages: int = 20_000
+    """train: at most this many labelled pages per output, sampled by page hash
+    (the logistic regressions need thousands of nodes, not a crawl's billions)."""
+    train_min_site_pages: int = 2
+    """train: only sites with at least this many pages in an output give labels. On
+    a one-page site no template can repeat (Definition 4), so the site-level run
+    labels every node of it content, its header and footer too: the seed's false
+    negatives at their worst, and with `site_weights` each such site weighs as
+    much as a large one. 1 keeps every site."""
     site_weights: bool = True
     """train: weigh nodes so that every site counts the same within a size band (else
     every node does, and the large documentation sites outvote the news sites).

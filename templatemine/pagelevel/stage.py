@@ -1,6 +1,7 @@
 """Spark stage: judge pages with the templateness model (after detect, before clean).
 
     OUT/nodes (+ OUT/template_pagelets in hybrid mode)
+      [-> model_from_run     (pagelevel.model = "run": trained on OUT's own site-level labels -> OUT/model/)]
       -> page_modes          (per page: page or hybrid, by the documented rule)
       -> judged_pages        (one pandas group per page: model, isotonic smoothing, kept text)
       -> OUT/page_templateness   (manifest pagelevel.json)
@@ -15,6 +16,8 @@ from here and the other pages' from the site-level templates.
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 import time
 from dataclasses import asdict
 from typing import Callable
@@ -32,6 +35,7 @@ from templatemine.tables.output import RunOutput, new_run_id, path_exists
 
 PAGE_TEMPLATENESS = "page_templateness"
 SITE, PAGE, HYBRID, AUTO = "site", "page", "hybrid", "auto"
+RUN_MODEL = "run"  # pagelevel.model: train on this run's own site-level labels
 MODES = (SITE, PAGE, HYBRID, AUTO)
 
 JUDGED_SCHEMA = StructType([
@@ -107,6 +111,32 @@ def judged_pages(nodes: DataFrame, modes: DataFrame, template_pagelets: DataFram
     return rows.groupBy("page_key").applyInPandas(_judge_group(model, scoring), JUDGED_SCHEMA)
 
 
+def model_from_run(spark: SparkSession, out: str, config: PageLevelConfig, has_members: bool,
+                   progress: Callable[[str], None] = print) -> tuple[PageModel, dict]:
+    """pagelevel.model = "run": the model trained on OUT's own site-level labels
+    (train.train_page_model over OUT, its sites of >= train_min_site_pages
+    pages), saved under OUT/model/ when OUT is a local folder (else a local
+    temporary one). The summary says what was trained, or why the shipped model
+    stands in: no site-level run, or a band without both labels (a crawl of
+    one-page sites has no templates to learn from)."""
+    from templatemine.pagelevel.train import train_page_model
+
+    shipped = load_model("")
+    if not has_members:
+        progress(f"pagelevel: no site-level run in {out} to train on: the shipped model {shipped.version}")
+        return shipped, {"from_run": False, "reason": "no template_pagelets", "model": shipped.version}
+    local = "://" not in out or out.startswith("file://")
+    root = os.path.join(out.removeprefix("file://"), "model") if local else tempfile.mkdtemp(prefix="templatemine-model-")
+    try:
+        result = train_page_model(spark, [out], root, config, progress)
+    except ValueError as e:  # a band with one label only
+        progress(f"pagelevel: cannot train on {out} ({e}): the shipped model {shipped.version}")
+        return shipped, {"from_run": False, "reason": str(e), "model": shipped.version}
+    model = load_model(result["path"])
+    return model, {"from_run": True, "path": result["path"], "bands": result["bands"], "seconds": result["seconds"],
+                   "coefficients": model.coefficients, "intercepts": model.intercepts, "pu_k": model.pu_k}
+
+
 def run_pagelevel(spark: SparkSession, out: str, config: PageLevelConfig = PageLevelConfig(),
                   progress: Callable[[str], None] = print) -> dict | None:
     """Write OUT/page_templateness (atomically) and return the manifest; None
@@ -121,11 +151,15 @@ def run_pagelevel(spark: SparkSession, out: str, config: PageLevelConfig = PageL
     if not path_exists(spark, f"{out}/nodes"):
         raise ValueError(f"{out}: no nodes table; extract with extract.nodes=true for page-level detection "
                          "(or run with pagelevel.mode=site)")
-    model = load_model(config.model)
     scoring = config.scoring()
     pages = spark.read.parquet(f"{out}/pages")
     has_members = path_exists(spark, f"{out}/template_pagelets")
     members = spark.read.parquet(f"{out}/template_pagelets") if has_members else None
+    trained = None
+    if config.model == RUN_MODEL:
+        model, trained = model_from_run(spark, out, config, has_members, progress)
+    else:
+        model = load_model(config.model)
     modes = page_modes(pages, config)
     if members is None:
         modes = modes.withColumn("mode", F.lit(PAGE))  # no site-level run: every page on its own
@@ -149,6 +183,7 @@ def run_pagelevel(spark: SparkSession, out: str, config: PageLevelConfig = PageL
         m["mean_sections"] = round(m["mean_sections"] or 0.0, 2)
     detected = json.loads(output.read_text(output.final("detect.json")) or "{}")
     manifest = {"stage": "pagelevel", "run_id": output.run_id, "out": out, "model": model.version,
+                **({"trained": trained} if trained is not None else {}),
                 "detect_run_id": detected.get("run_id"),
                 "config": asdict(config), "modes": by_mode,
                 "rows": {PAGE_TEMPLATENESS: sum(m["pages"] for m in by_mode.values())},

@@ -54,17 +54,30 @@ def node_labels(nodes: DataFrame, template_pagelets: DataFrame) -> DataFrame:
         "page_key").applyInPandas(_subtree, _LABEL_SCHEMA)
 
 
-def labelled_nodes(spark: SparkSession, outs: list[str]) -> DataFrame:
-    """Nodes with features and a 0/1 label, from site-level runs' outputs."""
+def labelled_nodes(spark: SparkSession, outs: list[str], min_site_pages: int = 1, max_pages: int = 0,
+                   seed: int = 7) -> DataFrame:
+    """Nodes with features and a 0/1 label, from site-level runs' outputs: the
+    pages of sites with at least `min_site_pages` pages in their output, at
+    most `max_pages` of them per output (0: all), sampled by page hash."""
     frames = []
     for out in outs:
         out = out.rstrip("/")
         for name in ("nodes", "template_pagelets"):
             if not path_exists(spark, f"{out}/{name}"):
                 raise ValueError(f"{out}: no {name} table (run `templatemine run` there with the nodes on first)")
-        nodes = spark.read.parquet(f"{out}/nodes")
-        labels = node_labels(nodes, spark.read.parquet(f"{out}/template_pagelets"))
         sites = spark.read.parquet(f"{out}/pages").select("page_key", "site")
+        if min_site_pages > 1:
+            sizes = sites.groupBy("site").agg(F.count("*").alias("site_pages")).where(
+                F.col("site_pages") >= min_site_pages)
+            sites = sites.join(sizes.select("site"), "site")
+        if max_pages:
+            n_pages = sites.count()
+            if n_pages > max_pages:
+                sites = sites.where((F.abs(F.xxhash64("page_key", F.lit(seed + 1))) % 1_000_000)
+                                    < int(1_000_000 * max_pages / n_pages))
+        # only the chosen pages' nodes are labelled (a semi-join by page, before the per-page trees)
+        nodes = spark.read.parquet(f"{out}/nodes").join(sites.select("page_key"), "page_key", "left_semi")
+        labels = node_labels(nodes, spark.read.parquet(f"{out}/template_pagelets"))
         frames.append(nodes.select("page_key", "node", "n_tokens", "features").join(labels, ["page_key", "node"])
                       .where(F.col("label") >= 0).join(sites, "page_key"))
     data = frames[0]
@@ -89,7 +102,8 @@ def train_page_model(spark: SparkSession, outs: list[str], model_root: str, conf
 
     started = time.time()
     lowers = band_lowers(config)
-    data = labelled_nodes(spark, outs).withColumn("fv", array_to_vector("features")).withColumn(
+    data = labelled_nodes(spark, outs, config.train_min_site_pages, config.train_max_pages,
+                          config.seed).withColumn("fv", array_to_vector("features")).withColumn(
         "band", F.lit(0))
     for i, lower in enumerate(lowers[1:], start=1):
         data = data.withColumn("band", F.when(F.col("n_tokens") >= lower, F.lit(i)).otherwise(F.col("band")))
@@ -126,21 +140,29 @@ def train_page_model(spark: SparkSession, outs: list[str], model_root: str, conf
         scored = fitted.transform(held).select("label", vector_to_array("probability")[1].alias("p"))
         stats = scored.agg(
             F.avg(F.when(F.col("label") == 1, F.col("p"))).alias("k"),
+            F.count(F.when(F.col("label") == 1, 1)).alias("held_templates"),
             F.avg(((F.col("p") >= 0.5).cast("double") == F.col("label")).cast("double")).alias("accuracy"),
             F.count("*").alias("n")).first()
-        k = float(stats["k"]) if stats["k"] is not None else 1.0
+        estimated = stats["k"] is not None and stats["held_templates"] >= config.pu_min_held_templates
+        k = float(stats["k"]) if estimated else 1.0
         coefficients.append(tuple(float(c) for c in fitted.coefficients.toArray()))
         intercepts.append(float(fitted.intercept))
         ks.append(k)
         bands.append({"lower": lower, "train_content": n_train[0], "train_template": n_train[1],
                       "held_out": stats["n"], "held_out_accuracy": round(stats["accuracy"] or 0.0, 4),
-                      "pu_k": round(k, 4), "iterations": fitted.summary.totalIterations})
+                      "held_out_templates": stats["held_templates"], "pu_k": round(k, 4),
+                      "pu_k_estimated": estimated, "iterations": fitted.summary.totalIterations})
         progress(f"train: band >= {lower} tokens: {n_train[0]} content / {n_train[1]} template nodes, "
-                 f"held-out accuracy {bands[-1]['held_out_accuracy']:.3f}, k = {k:.3f}")
+                 f"held-out accuracy {bands[-1]['held_out_accuracy']:.3f}, k = {k:.3f}"
+                 + ("" if estimated else f" (not estimated: {stats['held_templates']} held-out template nodes, "
+                    f"fewer than pagelevel.pu_min_held_templates = {config.pu_min_held_templates})"))
     data.unpersist()
     trained_on = {"outputs": [os.path.abspath(o) if "://" not in o else o for o in outs], "bands": bands,
                   "config": {"bands": config.bands, "reg_param": config.reg_param, "holdout": config.holdout,
-                             "seed": config.seed, "site_weights": config.site_weights},
+                             "seed": config.seed, "site_weights": config.site_weights,
+                             "train_min_site_pages": config.train_min_site_pages,
+                             "train_max_pages": config.train_max_pages,
+                             "pu_min_held_templates": config.pu_min_held_templates},
                   "trained_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                   "seconds": round(time.time() - started, 1)}
     model = PageModel(version, FEATURES, lowers, tuple(coefficients), tuple(intercepts), tuple(ks), trained_on)
@@ -152,7 +174,8 @@ def train_page_model(spark: SparkSession, outs: list[str], model_root: str, conf
 
 def _version(outs: list[str], config: PageLevelConfig) -> str:
     digest = hashlib.sha1(json.dumps([sorted(outs), config.bands, config.reg_param, config.holdout, config.seed,
-                                      config.site_weights, FEATURES]).encode()).hexdigest()[:8]
+                                      config.site_weights, config.train_min_site_pages,
+                                      config.train_max_pages, config.pu_min_held_templates, FEATURES]).encode()).hexdigest()[:8]
     return f"pagelevel-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}-{digest}"
 
 

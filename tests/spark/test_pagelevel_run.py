@@ -39,7 +39,8 @@ def trained(spark, tmp_path_factory):
     run_extract(spark, expand_inputs([warc]), out, ExtractConfig(), progress=QUIET)
     run_detect(spark, out, DetectConfig(mode="global"), progress=QUIET)
     model_root = str(tmp / "model")
-    config = PageLevelConfig(bands="0,5", holdout=0.3)
+    # k estimated from however few held-out templates the toy sites give
+    config = PageLevelConfig(bands="0,5", holdout=0.3, pu_min_held_templates=1)
     summary = train_page_model(spark, [out], model_root, config, progress=QUIET)
     return out, model_root, summary
 
@@ -77,6 +78,52 @@ def test_model_round_trips_through_mllib_and_json(spark, trained):
     assert len(rows) > 20 and np.allclose(ours, [r["p"] for r in rows], rtol=0, atol=1e-9)
     meta = json.load(open(os.path.join(root, model.version, "model.json")))
     assert meta["trained_on"]["bands"][1]["train_template"] > 0 and 0 < meta["pu_k"][1] <= 1
+
+
+def test_training_labels_come_from_sites_with_several_pages(spark, trained):
+    from templatemine.pagelevel.train import labelled_nodes
+
+    out, _, summary = trained
+    sites = {r["site"] for r in labelled_nodes(spark, [out], min_site_pages=2).select("site").distinct().collect()}
+    every = {r["site"] for r in labelled_nodes(spark, [out], min_site_pages=1).select("site").distinct().collect()}
+    one_page = {r["site"] for r in spark.read.parquet(f"{out}/pages").groupBy("site").count().where(
+        "count = 1").collect()}
+    # the one-page sites' menus are labelled content (nothing repeats): kept out of training by default
+    assert {"lonely0.com", "lonely1.com", "lonely2.com"} <= one_page
+    assert every - sites == one_page and "example.org" in sites
+    assert summary["config"]["train_min_site_pages"] == PageLevelConfig().train_min_site_pages == 2
+    pages = spark.read.parquet(f"{out}/pages").count()
+    sampled = labelled_nodes(spark, [out], max_pages=pages // 2).select("page_key").distinct().count()
+    assert 0 < sampled < pages  # a sample of pages, by page hash
+
+
+def test_pu_correction_needs_enough_held_out_templates(spark, trained, tmp_path):
+    out, _, _ = trained
+    summary = train_page_model(spark, [out], str(tmp_path / "m"),
+                               PageLevelConfig(bands="0,5", holdout=0.3, pu_min_held_templates=10**6), progress=QUIET)
+    assert all(b["pu_k"] == 1.0 and not b["pu_k_estimated"] and b["held_out_templates"] < 10**6
+               for b in summary["bands"])
+    assert load_model(summary["path"]).pu_k == (1.0, 1.0)
+
+
+def test_model_trained_on_the_run_itself(spark, trained):
+    out, _, _ = trained
+    config = PageLevelConfig(mode="auto", min_site_pages=3, model="run", bands="0,5", holdout=0.3,
+                             pu_min_held_templates=1)
+    manifest = run_pagelevel(spark, out, config, progress=QUIET)
+    trained_run = manifest["trained"]
+    assert trained_run["from_run"] and trained_run["path"].startswith(os.path.join(out, "model"))
+    model = load_model(os.path.join(out, "model"))  # LATEST: the version this stage trained and judged with
+    on_disk = json.load(open(f"{out}/pagelevel.json"))  # the coefficients judged with, in the run's manifest
+    assert manifest["model"] == on_disk["model"] == model.version
+    assert on_disk["trained"]["pu_k"] == list(model.pu_k) and on_disk["trained"]["coefficients"][1] == list(
+        model.coefficients[1])
+    assert set(manifest["modes"]) == {"page", "hybrid"}
+    # a band it cannot train (no node has 10**6 tokens): the shipped model judges, and the manifest says why
+    fallback = run_pagelevel(spark, out, PageLevelConfig(mode="auto", model="run", bands="0,1000000"),
+                             progress=QUIET)
+    assert not fallback["trained"]["from_run"] and "band 1" in fallback["trained"]["reason"]
+    assert fallback["model"] == load_model("").version
 
 
 def test_page_mode_removes_the_template_from_single_pages(spark, trained):
