@@ -126,7 +126,8 @@ def model_from_run(spark: SparkSession, out: str, config: PageLevelConfig, has_m
         progress(f"pagelevel: no site-level run in {out} to train on: the shipped model {shipped.version}")
         return shipped, {"from_run": False, "reason": "no template_pagelets", "model": shipped.version}
     local = "://" not in out or out.startswith("file://")
-    root = os.path.join(out.removeprefix("file://"), "model") if local else tempfile.mkdtemp(prefix="templatemine-model-")
+    root = (os.path.join(out.removeprefix("file://"), "model") if local
+            else tempfile.mkdtemp(prefix="templatemine-model-"))
     try:
         result = train_page_model(spark, [out], root, config, progress)
     except ValueError as e:  # a band with one label only

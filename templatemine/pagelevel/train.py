@@ -173,9 +173,9 @@ def train_page_model(spark: SparkSession, outs: list[str], model_root: str, conf
 
 
 def _version(outs: list[str], config: PageLevelConfig) -> str:
-    digest = hashlib.sha1(json.dumps([sorted(outs), config.bands, config.reg_param, config.holdout, config.seed,
-                                      config.site_weights, config.train_min_site_pages,
-                                      config.train_max_pages, config.pu_min_held_templates, FEATURES]).encode()).hexdigest()[:8]
+    settings = [sorted(outs), config.bands, config.reg_param, config.holdout, config.seed, config.site_weights,
+                config.train_min_site_pages, config.train_max_pages, config.pu_min_held_templates, FEATURES]
+    digest = hashlib.sha1(json.dumps(settings).encode()).hexdigest()[:8]
     return f"pagelevel-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}-{digest}"
 
 

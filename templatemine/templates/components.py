@@ -30,6 +30,7 @@ from pyspark.sql import functions as F
 
 from templatemine.config import DetectConfig
 from templatemine.spark import graphframes_available
+from templatemine.tables.cache import persisted
 
 
 def connected_components(spark: SparkSession, vertices: DataFrame, edges: DataFrame,
@@ -212,7 +213,8 @@ def grouped_components(spark: SparkSession, edges: DataFrame, config: DetectConf
         # partitions even (a groupBy on a few bucket numbers was not: their
         # hashes collide, measured 116x the median task at 100,000 pages)
         solved = small.select("group", "src", "dst").repartition(buckets, "group").mapInPandas(
-            _partition_components, "id long, component long").persist()
+            _partition_components, "id long, component long")
+        solved = persisted(solved)
         # eager and on its own, like the distributed rounds: `seconds` is the
         # components' time, and its tasks are not mixed with the other part's
         spark.sparkContext.setJobDescription("components: small groups in memory")

@@ -35,6 +35,7 @@ from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
 from templatemine.config import DetectConfig, EvidenceConfig
+from templatemine.tables.cache import persisted
 from templatemine.templates.components import grouped_components
 
 GLOBAL, LOCAL = "global", "local"
@@ -51,7 +52,8 @@ def evidence_filter(members: DataFrame, pagelets: DataFrame, pages: DataFrame,
     # anew, the reads' inferred filters keeping Spark from reusing one plan:
     # at 1M pages detect ran 224 stages before, 166 after, in 909 s not 1,116
     m = members.join(pagelets.select("page_key", "ordinal", "dom_path"), ["page_key", "ordinal"]).join(
-        pages.select("page_key", "site", F.coalesce("dup_of", "page_key").alias("original")), "page_key").persist()
+        pages.select("page_key", "site", F.coalesce("dup_of", "page_key").alias("original")), "page_key")
+    m = persisted(m)
     key = ["shingle", "template_key", "site"]
     per_path = m.groupBy(*key, "dom_path").agg(F.count("*").alias("at_path"))
     top = per_path.withColumn("rank", F.row_number().over(
@@ -157,8 +159,8 @@ def template_components(spark: SparkSession, carriers: DataFrame, tlinks: DataFr
     hold bridge links, whose pages join the graph but not the templates;
     `carriers` as `template_carriers`."""
     carriers = carriers.withColumn("id", _vertex_id("shingle", "page_key"))
-    edges = tlinks.select(F.col("shingle").alias("group"), _vertex_id("shingle", "src_page_key").alias("src"),
-                          _vertex_id("shingle", "dst_page_key").alias("dst")).persist()
+    edges = persisted(tlinks.select(F.col("shingle").alias("group"), _vertex_id("shingle", "src_page_key").alias("src"),
+                                    _vertex_id("shingle", "dst_page_key").alias("dst")))
     # the graph is the disjoint union of the groups G_s: small ones are solved
     # in memory, the giant ones by GraphFrames (whose inputs are persisted
     # there: its rounds re-read them)
@@ -172,8 +174,8 @@ def global_template_pagelets(spark: SparkSession, pagelets: DataFrame, links: Da
                              config: DetectConfig = DetectConfig(), report: dict | None = None) -> DataFrame:
     """(page_key, ordinal, shingle, template_key) of every pagelet in a template
     (Fig. 5); `report` gets what connected components did."""
-    candidates = template_candidates(pagelets, template_shingles(pagelets)).persist()
-    carriers = template_carriers(candidates).persist()
+    candidates = persisted(template_candidates(pagelets, template_shingles(pagelets)))
+    carriers = persisted(template_carriers(candidates))
     tlinks = template_links(carriers, links)
     if config.enabled and config.bridges:
         tlinks = tlinks.union(bridge_links(carriers, links))

@@ -27,6 +27,7 @@ from pyspark.sql import functions as F
 
 from templatemine.clean.clean import clean_links, clean_pages
 from templatemine.config import CleanConfig, DetectConfig
+from templatemine.tables.cache import persisted, released
 from templatemine.tables.output import RunOutput, new_run_id
 from templatemine.templates.detect import (GLOBAL, LOCAL, evidence_filter, global_template_pagelets,
                                            local_template_pagelets, template_id, templates_table)
@@ -55,21 +56,24 @@ def run_detect(spark: SparkSession, out: str, config: DetectConfig = DetectConfi
     extra: dict = {}
     components: dict = {}
     try:
-        if mode in (ETDM, COMBINED):
-            extra = _detect_etdm(spark, output, pages, pagelets, links, config, mode, progress, components)
-            tables.append(PAGE_TEMPLATES)
-        else:
-            if mode == GLOBAL:
-                members = global_template_pagelets(spark, pagelets, links, config, components)
-            elif mode == LOCAL:
-                members = local_template_pagelets(pages, pagelets)
+        # what detect persists (memberships, carriers, edges, components) is
+        # released once its tables are written, or when it fails
+        with released():
+            if mode in (ETDM, COMBINED):
+                extra = _detect_etdm(spark, output, pages, pagelets, links, config, mode, progress, components)
+                tables.append(PAGE_TEMPLATES)
             else:
-                raise ValueError(f"unknown detection mode {mode!r}")
-            members = evidence_filter(members, pagelets, pages, config).persist()
-            templates = templates_table(members, pagelets, pages, mode if config.enabled else f"{mode}-paper")
-            templates.write.mode("overwrite").parquet(output.staged(TEMPLATES))
-            members.select("page_key", "ordinal", template_id()).write.mode("overwrite").parquet(
-                output.staged(TEMPLATE_PAGELETS))
+                if mode == GLOBAL:
+                    members = global_template_pagelets(spark, pagelets, links, config, components)
+                elif mode == LOCAL:
+                    members = local_template_pagelets(pages, pagelets)
+                else:
+                    raise ValueError(f"unknown detection mode {mode!r}")
+                members = persisted(evidence_filter(members, pagelets, pages, config))
+                templates = templates_table(members, pagelets, pages, mode if config.enabled else f"{mode}-paper")
+                templates.write.mode("overwrite").parquet(output.staged(TEMPLATES))
+                members.select("page_key", "ordinal", template_id()).write.mode("overwrite").parquet(
+                    output.staged(TEMPLATE_PAGELETS))
         n_templates = spark.read.parquet(output.staged(TEMPLATES)).count()
         n_members = spark.read.parquet(output.staged(TEMPLATE_PAGELETS)).count()
     except BaseException:
@@ -96,14 +100,14 @@ def _detect_etdm(spark, output: RunOutput, pages, pagelets, links, config: Detec
                                                     extract_templates, key_pages_and_subdigraphs, map_pages,
                                                     site_links)
 
-    edges = site_links(pages, links, pagelets).persist()
-    keys = key_pages_and_subdigraphs(pages, pagelets, edges, config).persist()
-    templates = extract_templates(pages, keys, config).persist()
+    edges = persisted(site_links(pages, links, pagelets))
+    keys = persisted(key_pages_and_subdigraphs(pages, pagelets, edges, config))
+    templates = persisted(extract_templates(pages, keys, config))
     progress(f"detect: {templates.count()} etdm templates from {keys.count()} key pages")
     removed = global_members = None
     if mode == COMBINED:
-        global_members = evidence_filter(global_template_pagelets(spark, pagelets, links, config, components),
-                                         pagelets, pages, config).persist()
+        global_members = persisted(evidence_filter(global_template_pagelets(spark, pagelets, links, config, components),
+                                                   pagelets, pages, config))
         removed = global_members.join(pagelets.select("page_key", "ordinal", "dom_path"), ["page_key", "ordinal"])
     map_pages(spark, pages, templates, config, removed).write.mode("overwrite").parquet(
         output.staged(PAGE_TEMPLATES))
