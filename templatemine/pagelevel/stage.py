@@ -115,8 +115,9 @@ def model_from_run(spark: SparkSession, out: str, config: PageLevelConfig, has_m
                    progress: Callable[[str], None] = print) -> tuple[PageModel, dict]:
     """pagelevel.model = "run": the model trained on OUT's own site-level labels
     (train.train_page_model over OUT, its sites of >= train_min_site_pages
-    pages), saved under OUT/model/ when OUT is a local folder (else a local
-    temporary one). The summary says what was trained, or why the shipped model
+    pages), saved under OUT/model/ when OUT is a local folder (else model.json
+    only, in a local temporary folder: the coefficients are in the manifest
+    too). The summary says what was trained, or why the shipped model
     stands in: no site-level run, or a band without both labels (a crawl of
     one-page sites has no templates to learn from)."""
     from templatemine.pagelevel.train import train_page_model
@@ -129,7 +130,7 @@ def model_from_run(spark: SparkSession, out: str, config: PageLevelConfig, has_m
     root = (os.path.join(out.removeprefix("file://"), "model") if local
             else tempfile.mkdtemp(prefix="templatemine-model-"))
     try:
-        result = train_page_model(spark, [out], root, config, progress)
+        result = train_page_model(spark, [out], root, config, progress, save_mllib=local)
     except ValueError as e:  # a band with one label only
         progress(f"pagelevel: cannot train on {out} ({e}): the shipped model {shipped.version}")
         return shipped, {"from_run": False, "reason": str(e), "model": shipped.version}

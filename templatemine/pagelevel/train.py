@@ -94,9 +94,11 @@ def band_lowers(config: PageLevelConfig) -> tuple[int, ...]:
 
 
 def train_page_model(spark: SparkSession, outs: list[str], model_root: str, config: PageLevelConfig = PageLevelConfig(),
-                     progress=print) -> dict:
+                     progress=print, save_mllib: bool = True) -> dict:
     """Train, save MODEL_ROOT/<version>/ and point MODEL_ROOT/LATEST at it; the
-    training summary (also in model.json's trained_on)."""
+    training summary (also in model.json's trained_on). MODEL_ROOT is a local
+    folder; `save_mllib` False skips MLlib's own copy of each band (written by
+    Spark jobs, which on a cluster would scatter a local path over the workers)."""
     from pyspark.ml.classification import LogisticRegression
     from pyspark.ml.functions import array_to_vector, vector_to_array
 
@@ -136,7 +138,8 @@ def train_page_model(spark: SparkSession, outs: list[str], model_root: str, conf
                                 elasticNetParam=0.0,
                                 maxIter=200, standardization=True, family="binomial")
         fitted = lr.fit(train)
-        fitted.write().overwrite().save(os.path.join(target, f"band-{i}"))
+        if save_mllib:
+            fitted.write().overwrite().save(os.path.join(target, f"band-{i}"))
         scored = fitted.transform(held).select("label", vector_to_array("probability")[1].alias("p"))
         stats = scored.agg(
             F.avg(F.when(F.col("label") == 1, F.col("p"))).alias("k"),

@@ -100,10 +100,12 @@ def test_training_labels_come_from_sites_with_several_pages(spark, trained):
 def test_pu_correction_needs_enough_held_out_templates(spark, trained, tmp_path):
     out, _, _ = trained
     summary = train_page_model(spark, [out], str(tmp_path / "m"),
-                               PageLevelConfig(bands="0,5", holdout=0.3, pu_min_held_templates=10**6), progress=QUIET)
+                               PageLevelConfig(bands="0,5", holdout=0.3, pu_min_held_templates=10**6), progress=QUIET,
+                               save_mllib=False)
     assert all(b["pu_k"] == 1.0 and not b["pu_k_estimated"] and b["held_out_templates"] < 10**6
                for b in summary["bands"])
     assert load_model(summary["path"]).pu_k == (1.0, 1.0)
+    assert os.listdir(summary["path"]) == ["model.json"]  # no MLlib copy asked for (model=run, remote outputs)
 
 
 def test_model_trained_on_the_run_itself(spark, trained):
