@@ -35,6 +35,9 @@ def released() -> Iterator[list[DataFrame]]:
     try:
         yield scope
     finally:
-        _scopes.remove(scope)
+        # scopes nest, so this one is the innermost (list.remove would compare
+        # by value, and take an outer scope holding the same frames, or none)
+        assert _scopes[-1] is scope
+        _scopes.pop()
         for df in scope:
             df.unpersist()

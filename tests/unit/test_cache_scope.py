@@ -33,6 +33,15 @@ def test_scope_releases_what_it_persisted_and_only_that():
     assert not a.cached and not c.cached and outside.cached
 
 
+def test_an_empty_inner_scope_leaves_the_outer_one_open():
+    with released() as outer:
+        with released():
+            pass  # both scopes empty (equal lists): the inner one must close, not the outer
+        a = persisted(Frame())
+        assert outer == [a]
+    assert not a.cached
+
+
 def test_scope_releases_on_failure():
     with pytest.raises(RuntimeError):
         with released():
