@@ -32,6 +32,7 @@ from pyspark.sql.types import (ArrayType, BooleanType, FloatType, IntegerType, L
 from templatemine.config import PageLevelConfig
 from templatemine.pagelevel.model import PageModel, Scoring, judge_page, load_model, subtree_labels
 from templatemine.tables.output import RunOutput, new_run_id, path_exists
+from templatemine.warc.inputs import is_remote, local_path
 
 PAGE_TEMPLATENESS = "page_templateness"
 SITE, PAGE, HYBRID, AUTO = "site", "page", "hybrid", "auto"
@@ -126,9 +127,8 @@ def model_from_run(spark: SparkSession, out: str, config: PageLevelConfig, has_m
     if not has_members:
         progress(f"pagelevel: no site-level run in {out} to train on: the shipped model {shipped.version}")
         return shipped, {"from_run": False, "reason": "no template_pagelets", "model": shipped.version}
-    local = "://" not in out or out.startswith("file://")
-    root = (os.path.join(out.removeprefix("file://"), "model") if local
-            else tempfile.mkdtemp(prefix="templatemine-model-"))
+    local = not is_remote(out)
+    root = os.path.join(local_path(out), "model") if local else tempfile.mkdtemp(prefix="templatemine-model-")
     try:
         result = train_page_model(spark, [out], root, config, progress, save_mllib=local)
     except ValueError as e:  # a band with one label only
