@@ -63,17 +63,7 @@ def run_detect(spark: SparkSession, out: str, config: DetectConfig = DetectConfi
                 extra = _detect_etdm(spark, output, pages, pagelets, links, config, mode, progress, components)
                 tables.append(PAGE_TEMPLATES)
             else:
-                if mode == GLOBAL:
-                    members = global_template_pagelets(spark, pagelets, links, config, components)
-                elif mode == LOCAL:
-                    members = local_template_pagelets(pages, pagelets)
-                else:
-                    raise ValueError(f"unknown detection mode {mode!r}")
-                members = persisted(evidence_filter(members, pagelets, pages, config))
-                templates = templates_table(members, pagelets, pages, mode if config.enabled else f"{mode}-paper")
-                templates.write.mode("overwrite").parquet(output.staged(TEMPLATES))
-                members.select("page_key", "ordinal", template_id()).write.mode("overwrite").parquet(
-                    output.staged(TEMPLATE_PAGELETS))
+                _detect_bar_yossef(spark, output, pages, pagelets, links, config, mode, components)
         n_templates = spark.read.parquet(output.staged(TEMPLATES)).count()
         n_members = spark.read.parquet(output.staged(TEMPLATE_PAGELETS)).count()
     except BaseException:
@@ -90,6 +80,23 @@ def run_detect(spark: SparkSession, out: str, config: DetectConfig = DetectConfi
     # the components rounds' checkpoints served this run only (its tables are written)
     output.remove_path(spark.sparkContext.getCheckpointDir())
     return manifest
+
+
+def _detect_bar_yossef(spark, output: RunOutput, pages, pagelets, links, config: DetectConfig, mode: str,
+                       components: dict) -> None:
+    """The global (Fig. 5) and local (Fig. 4) modes: template pagelets, the
+    evidence filter, then the templates and template_pagelets tables."""
+    if mode == GLOBAL:
+        members = global_template_pagelets(spark, pagelets, links, config, components)
+    elif mode == LOCAL:
+        members = local_template_pagelets(pages, pagelets)
+    else:
+        raise ValueError(f"unknown detection mode {mode!r}")
+    members = persisted(evidence_filter(members, pagelets, pages, config))
+    templates = templates_table(members, pagelets, pages, mode if config.enabled else f"{mode}-paper")
+    templates.write.mode("overwrite").parquet(output.staged(TEMPLATES))
+    members.select("page_key", "ordinal", template_id()).write.mode("overwrite").parquet(
+        output.staged(TEMPLATE_PAGELETS))
 
 
 def _detect_etdm(spark, output: RunOutput, pages, pagelets, links, config: DetectConfig, mode: str,
