@@ -1,6 +1,6 @@
 """One benchmark run: templatemine's `run` against the single-process ceiling and the peers.
 
-    scripts/bench --pages 10000 [--seed 1] [--work /tmp/templatemine-bench] [--sample 300]
+    scripts/bench --pages 10000 [--seed 1] [--work /tmp/templatemine-bench] [--sample 300] [--markup lean|real]
     scripts/bench --corpus DIR          # a synthetic web already written by scripts/synth_web.py
     scripts/bench --pagelevel auto      # also the NODES table and the page-level stage (default: site)
     scripts/bench --pagelevel auto --model run   # ... with a model trained on this run's site-level labels
@@ -107,6 +107,26 @@ def response_html(paths: list[str], every: int) -> list[str]:
                     out.append(rec.content_stream().read().decode("utf-8", "replace"))
                 i += 1
     return out
+
+
+def page_profile(html: list[str]) -> dict:
+    """What the measured pages are like (medians over the peers' sample): HTML
+    bytes, elements in the body, links. The lean synthetic page is about 4 kB
+    with 50 elements; ../shared/corpora/sites' median page 17 kB, 285, 75."""
+    from statistics import median
+
+    from selectolax.lexbor import LexborHTMLParser
+
+    rows = []
+    for doc in html:
+        tree = LexborHTMLParser(doc)
+        body = tree.body
+        rows.append((len(doc.encode("utf-8")), sum(1 for _ in body.traverse()) if body else 0,
+                     len(tree.css("a[href]"))))
+    if not rows:
+        return {}
+    return {"pages": len(rows), "median_bytes": median(r[0] for r in rows),
+            "median_body_elements": median(r[1] for r in rows), "median_links": median(r[2] for r in rows)}
 
 
 def peer_rates(html: list[str]) -> dict:
@@ -230,6 +250,9 @@ def markdown(result: dict) -> str:
     lines = [
         f"Corpus: {result['corpus']} ({r['pages']} pages), {r['cores']} cores, {result['date']}, "
         f"commit {result.get('commit', 'unknown')}",
+        *([f"Pages (median of the peers' sample): {p['median_bytes'] / 1e3:.1f} kB of HTML, "
+           f"{p['median_body_elements']:.0f} elements in the body, {p['median_links']:.0f} links"]
+          if (p := result.get("page_profile")) else []),
         "",
         "| what | pages/s per core | ratio to ceiling | ratio to trafilatura |",
         "|---|---|---|---|",
@@ -295,6 +318,8 @@ def main() -> int:
     ap.add_argument("--corpus", help="a synthetic web folder (with warc/); default: generate WORK/web")
     ap.add_argument("--pages", type=int, default=10_000)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--markup", choices=["lean", "real"], default="lean",
+                    help="when generating: lean 4 kB pages, or the same content in a real site's markup")
     ap.add_argument("--work", default="/tmp/templatemine-bench")
     ap.add_argument("--sample", type=int, default=300, help="pages for the peers (every k-th response)")
     ap.add_argument("--cores", type=int, default=os.cpu_count() or 2)
@@ -309,7 +334,7 @@ def main() -> int:
         from templatemine.evaluate.synthetic import WebSpec, generate
 
         print(f"bench: generating a synthetic web of {args.pages} pages into {corpus}", flush=True)
-        generate(WebSpec(pages=args.pages, seed=args.seed), corpus, workers=args.cores)
+        generate(WebSpec(pages=args.pages, seed=args.seed, markup=args.markup), corpus, workers=args.cores)
     paths = sorted(glob.glob(os.path.join(corpus, "warc", "*.warc.gz")))
     shutil.rmtree(os.path.join(args.work, "out"), ignore_errors=True)
 
@@ -321,7 +346,9 @@ def main() -> int:
     result = {"corpus": corpus, "date": time.strftime("%Y-%m-%d"), "commit": commit,
               "ceiling": {"pages": n, "seconds": round(with_read, 2), "pages_per_s": round(n / with_read, 2)}}
     print(f"bench: ceiling {result['ceiling']['pages_per_s']} pages/s on one core ({n} pages)", flush=True)
-    result["peers"] = peer_rates(response_html(paths, max(1, n // args.sample)))
+    sample = response_html(paths, max(1, n // args.sample))
+    result["page_profile"] = page_profile(sample)
+    result["peers"] = peer_rates(sample)
     print(f"bench: peers {result['peers']['pages_per_s']} pages/s on one core", flush=True)
     result["templatemine"] = run_stages(paths, args.work, args.cores, args.pagelevel, n, args.model)
     table = markdown(result)

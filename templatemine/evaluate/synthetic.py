@@ -73,6 +73,12 @@ class WebSpec:
     """Chance that a content page links a page of another site."""
     paragraphs: tuple = (2, 7)
     vocabulary: int = 8000
+    markup: str = "lean"
+    """"lean": the minimal page (about 4 kB, 50 body elements, 19 links);
+    "real": the same content inside the markup of a real site's page (`Chrome`:
+    a head of meta, CSS and scripts, wrapper divs with utility classes, a menu
+    with submenus, footer columns, a tag cloud, inline SVG icons), sized on
+    ../shared/corpora/sites (median 17 kB, 285 body elements, 75 links)."""
 
 
 @dataclass(frozen=True)
@@ -96,6 +102,146 @@ FAMILIES = (
     ("header", "div", "main", False, "theme"),
     ("div", "ul", "div", True, "layout"),
 )
+
+
+
+UTILITY = ("flex", "grid", "block", "hidden", "items-center", "justify-between", "gap-2", "gap-4", "px-2", "px-4",
+           "py-1", "py-2", "py-4", "mx-auto", "my-2", "mt-4", "mb-2", "text-sm", "text-base", "text-lg", "font-bold",
+           "font-medium", "rounded", "rounded-lg", "shadow", "shadow-sm", "border", "border-b", "bg-white",
+           "bg-gray-50", "text-gray-700", "text-gray-900", "hover:underline", "hover:text-blue-700", "w-full",
+           "max-w-7xl", "md:flex", "md:block", "lg:grid-cols-3", "leading-relaxed", "tracking-tight", "truncate",
+           "container", "row", "col", "col-md-8", "col-md-4", "d-flex", "nav-link", "nav-item", "dropdown-menu")
+SOCIAL = ("twitter", "facebook", "linkedin", "github", "youtube", "instagram")
+
+
+class Chrome:
+    """The markup a real site wraps around the same blocks (`WebSpec.markup =
+    "real"`): what a parser and a page walk pay for on a real page but what
+    carries no text of its own, plus the bigger templates real sites have (a
+    menu with submenus, footer columns, a tag cloud). Drawn from its own random
+    stream, seeded by the site, so that the content, the gold and the lean
+    blocks' text are the same draws as in the lean web.
+
+    Sized on ../shared/corpora/sites (945 pages; medians: 17 kB of HTML, 285
+    elements in the body, 75 links, script 4% and head 5% of the bytes):
+    `scripts/synth_web.py --markup real` prints the same measures for the
+    pages it wrote."""
+
+    def __init__(self, seed: int, source: str, name: str, p: str, vocab: "Vocabulary", menu_targets, paths):
+        rng = random.Random(f"markup:{seed}:{source}")
+        self.rng = rng
+
+        def cls(k: int) -> str:
+            return " ".join(rng.sample(UTILITY, k))
+
+        self.cls = {role: cls(rng.randint(2, 6)) for role in (
+            "wrapper", "container", "header", "inner", "nav", "item", "link", "sub", "subitem", "main", "para",
+            "figure", "aside", "footer", "col", "social", "tags", "form")}
+        self.p = p
+        self.icons = {n: self._svg(rng, n) for n in (*SOCIAL, "logo", "search")}
+        words = vocab.words
+        # a submenu under each section: site-constant names, linking the section's articles
+        articles: dict[int, list[str]] = {}
+        for q, sec in paths:
+            if q.endswith(".html"):
+                articles.setdefault(sec, []).append(q)
+        self.submenus = []
+        for s, (href, _sec) in enumerate(menu_targets):
+            n = rng.randint(4, 8)
+            targets = articles.get(s) or [href]
+            self.submenus.append([(targets[j % len(targets)], " ".join(rng.sample(words[300:4000], 2)).capitalize())
+                                  for j in range(n)])
+        self.columns = [(" ".join(rng.sample(words[100:1500], 1)).capitalize(),
+                         [(f"/{w.lower()}.html", w.capitalize()) for w in rng.sample(words[300:4000], rng.randint(4, 8))])
+                        for _ in range(rng.randint(3, 4))]
+        self.tags = [w for w in rng.sample(words[200:5000], rng.randint(10, 20))]
+        self.social = rng.sample(SOCIAL, rng.randint(3, 5))
+        self.handle = name.lower()
+        rules = []
+        for i in range(rng.randint(25, 45)):
+            sel = rng.choice((f".{p}-", ".", "#")) + "-".join(rng.sample(words[:600], 2))
+            rules.append(f"{sel}{{margin:{i % 17}px {i % 5}px;padding:{i % 9}px;color:#{rng.randrange(16**6):06x}}}")
+        self.css = "".join(rules)
+        self.analytics = ("(function(w,d,s,l,i){w[l]=w[l]||[];w[l].push({'start':new Date().getTime(),event:'load'});"
+                          "var f=d.getElementsByTagName(s)[0],j=d.createElement(s);j.async=true;j.src='/assets/"
+                          f"{rng.randrange(16**12):012x}.js?id='+i;f.parentNode.insertBefore(j,f);}})(window,document,"
+                          f"'script','dataLayer','{name[:6].upper()}-{rng.randrange(10**6)}');"
+                          + "".join(f"window.cfg{i}={{theme:'{p}',v:{rng.randrange(1000)},flags:[{','.join(str(rng.randrange(99)) for _ in range(12))}]}};"
+                                    for i in range(rng.randint(4, 10))))
+        self.asset = f"{rng.randrange(16**10):010x}"
+
+    @staticmethod
+    def _svg(rng: random.Random, name: str) -> str:
+        d = "M" + " ".join(f"{rng.randrange(24)}.{rng.randrange(100):02d} {rng.randrange(24)}.{rng.randrange(100):02d}"
+                           + rng.choice(("L", "C", "Q", "l", "c", "")) for _ in range(rng.randint(6, 14))) + "Z"
+        return (f"<svg class='icon icon-{name}' viewBox='0 0 24 24' width='20' height='20' aria-hidden='true' "
+                f"focusable='false'><path fill='currentColor' d='{d}'></path></svg>")
+
+    def head(self, url: str, title: str, description: str, idx: int) -> str:
+        ld = json.dumps({"@context": "https://schema.org", "@type": "Article", "headline": title, "url": url,
+                         "datePublished": f"2026-{1 + idx % 12:02d}-{1 + idx % 28:02d}",
+                         "publisher": {"@type": "Organization", "name": self.handle}})
+        return (f"<meta name='viewport' content='width=device-width, initial-scale=1'>"
+                f"<meta name='description' content='{_esc(description)}'>"
+                f"<meta property='og:title' content='{_esc(title)}'><meta property='og:url' content='{url}'>"
+                f"<meta property='og:type' content='article'><link rel='canonical' href='{url}'>"
+                f"<link rel='icon' href='/favicon.ico'><link rel='stylesheet' href='/assets/theme.{self.asset}.css'>"
+                f"<link rel='preload' href='/assets/font.{self.asset}.woff2' as='font' crossorigin>"
+                f"<style>{self.css}</style><script>{self.analytics}</script>"
+                f"<script type='application/ld+json'>{ld}</script>")
+
+    def header(self, p: str, inner: str) -> str:
+        """`inner`: the lean header's content (logo link, tagline, date, About, Contact)."""
+        c = self.cls
+        return (f"<div class='{p}-topbar {c['inner']}'>{inner}"
+                f"<form role='search' action='/search' class='{c['form']}'><input type='search' name='q' "
+                f"aria-label='Search' class='{c['link']}'><button type='submit' aria-label='Search' "
+                f"class='{c['link']}'>{self.icons['search']}</button></form></div>")
+
+    def menu(self, menu_targets, section: int) -> tuple[str, str]:
+        """(the menu's <ul>, its text): each section with its submenu."""
+        c = self.cls
+        items, text = [], []
+        for s, (href, name) in enumerate(menu_targets):
+            top = f"<span>{name}</span>" if section == s else \
+                f"<a href='{href}' class='{c['link']}'><i class='icon'></i><span>{name}</span></a>"
+            sub = "".join(f"<li class='{c['subitem']}'><a href='{h}' class='{c['link']}'><span>{t}</span></a></li>"
+                          for h, t in self.submenus[s])
+            cur = " active" if section == s else ""
+            items.append(f"<li class='{c['item']}{cur}'>{top}<ul class='{c['sub']}'>{sub}</ul></li>")
+            text.append(name + " " + " ".join(t for _, t in self.submenus[s]))
+        return f"<ul class='{c['nav']}'>{''.join(items)}</ul>", " ".join(text)
+
+    def tag_cloud(self) -> tuple[str, str]:
+        c = self.cls
+        links = "".join(f"<li><a href='/tag/{w}/' class='{c['link']}' data-count='{len(w) * 7}'>{w}</a></li>"
+                        for w in self.tags)
+        return f"<div class='tags {c['tags']}'><h3>Tags</h3><ul>{links}</ul></div>", "Tags " + " ".join(self.tags)
+
+    def figure(self, idx: int) -> str:
+        c = self.cls
+        stem = f"/media/{self.asset}/{idx}"
+        return (f"<figure class='{c['figure']}'><img src='{stem}-800.jpg' srcset='{stem}-400.jpg 400w, "
+                f"{stem}-800.jpg 800w, {stem}-1600.jpg 1600w' sizes='(max-width: 768px) 100vw, 800px' alt='' "
+                f"loading='lazy' width='800' height='450' decoding='async'></figure>")
+
+    def footer(self, p: str, name: str) -> tuple[str, str, str]:
+        """(the footer's columns and social icons, the columns' text, the legal line's markup)."""
+        c = self.cls
+        cols = "".join(
+            f"<div class='{c['col']}'><h4>{head}</h4><ul>"
+            + "".join(f"<li><a href='{h}' class='{c['link']}'><span>{t}</span></a></li>" for h, t in links)
+            + "</ul></div>"
+            for head, links in self.columns)
+        social = "".join(f"<a href='https://{s}.com/{self.handle}' aria-label='{s}' class='{c['link']}'>"
+                         f"{self.icons[s]}</a>" for s in self.social)
+        text = " ".join(head + " " + " ".join(t for _, t in links) for head, links in self.columns)
+        return (f"<div class='{p}-columns {c['footer']}'>{cols}</div><div class='social {c['social']}'>{social}</div>",
+                text, c["container"])
+
+    def scripts(self) -> str:
+        return (f"<script src='/assets/app.{self.asset}.js' defer></script>"
+                f"<script>document.documentElement.className+=' js';</script>")
 
 
 def _words(rng: random.Random, n: int) -> list[str]:
@@ -200,15 +346,20 @@ def render_site(site: Site, spec: WebSpec, vocab: Vocabulary, all_urls: "UrlInde
     style = "body{font:16px serif}" + "".join(f".{p}-{w}{{margin:{i}px}}" for i, w in enumerate(topic[:30]))
     titles = [" ".join(vocab.sample(rng, rng.randint(2, 6))).capitalize() for _ in paths]
     host = site.host
+    # the real markup draws from its own stream: the content below is the same draws either way
+    chrome = Chrome(spec.seed, source, site.name, p, vocab, menu_targets, paths) if spec.markup == "real" else None
     for idx, (path, section) in enumerate(paths):
         url = f"https://{host}{path}"
         blocks = []
         # header: the date and the counter change on every page
         updated = f"Updated 2026-{1 + idx % 12:02d}-{1 + idx % 28:02d}, {rng.randint(1000, 99999)} visitors"
         header_text = f"{site.name} {tagline} {updated} About Contact"
-        header = (f"<{header_tag} class='{p}-header'><a href='/' class='logo'>{site.name}</a>"
-                  f"<span class='tagline'>{tagline}</span><span class='updated'>{updated}</span>"
-                  f" <a href='/about.html'>About</a> <a href='/contact.html'>Contact</a></{header_tag}>")
+        header_inner = (f"<a href='/' class='logo'>{chrome.icons['logo'] if chrome else ''}{site.name}</a>"
+                        f"<span class='tagline'>{tagline}</span><span class='updated'>{updated}</span>"
+                        f" <a href='/about.html'>About</a> <a href='/contact.html'>Contact</a>")
+        if chrome:
+            header_inner = chrome.header(p, header_inner)
+        header = f"<{header_tag} class='{p}-header'>{header_inner}</{header_tag}>"
         blocks.append(("header", header_text, True))
         network = ""
         if site.sisters:
@@ -217,16 +368,26 @@ def render_site(site: Site, spec: WebSpec, vocab: Vocabulary, all_urls: "UrlInde
             network = f"<div class='network'>Our network: {items}</div>"
             blocks.append(("network", "Our network: " + " ".join(h.split('.')[1].rstrip('0123456789').capitalize()
                                                                   for h in site.sisters), True))
-        menu_items = "".join(
-            f"<li class='active'><span>{name}</span></li>" if section == s else f"<li><a href='{href}'>{name}</a></li>"
-            for s, (href, name) in enumerate(menu_targets))
-        menu = f"<{menu_tag} class='{p}-menu'><ul>{menu_items}</ul></{menu_tag}>" if menu_tag != "ul" else \
-            f"<ul class='{p}-menu'>{menu_items}</ul>"
-        blocks.append(("menu", " ".join(name for _, name in menu_targets), True))
+        if chrome:
+            menu_list, menu_text = chrome.menu(menu_targets, section)
+            menu = f"<{menu_tag if menu_tag != 'ul' else 'nav'} class='{p}-menu'>{menu_list}</{menu_tag if menu_tag != 'ul' else 'nav'}>"
+        else:
+            menu_items = "".join(
+                f"<li class='active'><span>{name}</span></li>" if section == s else f"<li><a href='{href}'>{name}</a></li>"
+                for s, (href, name) in enumerate(menu_targets))
+            menu = f"<{menu_tag} class='{p}-menu'><ul>{menu_items}</ul></{menu_tag}>" if menu_tag != "ul" else \
+                f"<ul class='{p}-menu'>{menu_items}</ul>"
+            menu_text = " ".join(name for _, name in menu_targets)
+        blocks.append(("menu", menu_text, True))
+        cloud = ""
+        if chrome:
+            cloud, cloud_text = chrome.tag_cloud()
         sidebar = (f"<aside class='{p}-sidebar'><h3>Popular</h3><ul>"
                    + "".join(f"<li><a href='{h}'>{t}</a></li>" for h, t in zip(popular, popular_titles))
-                   + "</ul></aside>")
+                   + f"</ul>{cloud}</aside>")
         blocks.append(("sidebar", "Popular " + " ".join(popular_titles), True))
+        if chrome:
+            blocks.append(("tags", cloud_text, True))
         # main content: the gold
         title = titles[idx]
         paras, gold = [], [title]
@@ -254,7 +415,8 @@ def render_site(site: Site, spec: WebSpec, vocab: Vocabulary, all_urls: "UrlInde
                 anchor = " ".join(vocab.sample(rng, 3))
                 paras.append(f"<p>See also <a href='{other}'>{anchor}</a>.</p>")
                 gold.append(f"See also {anchor}.")
-        main = f"<{main_tag} class='{p}-content'><h1>{_esc(title)}</h1>{''.join(paras)}</{main_tag}>"
+        figure = chrome.figure(idx) if chrome else ""
+        main = f"<{main_tag} class='{p}-content'><h1>{_esc(title)}</h1>{figure}{''.join(paras)}</{main_tag}>"
         related = ""
         if len(paths) >= RELATED_MIN_PAGES:
             # three other pages of the site: on a site this large two pages share
@@ -273,14 +435,28 @@ def render_site(site: Site, spec: WebSpec, vocab: Vocabulary, all_urls: "UrlInde
         share = ("<div class='share'><a href='/'>Home</a> | <a href='?share=1'>Share</a> | "
                  "<a href='/privacy.html'>Privacy policy</a></div>")
         blocks.append(("share", " | ".join(SHARE_BAR), True))
-        footer = (f"<footer class='{p}-footer'><p>&copy; 2026 {site.name}. All rights reserved.</p>"
-                  "<a href='/privacy.html'>Privacy</a> <a href='/terms.html'>Terms</a> "
-                  "<a href='/contact.html'>Contact</a></footer>")
+        legal = (f"<p>&copy; 2026 {site.name}. All rights reserved.</p>"
+                 "<a href='/privacy.html'>Privacy</a> <a href='/terms.html'>Terms</a> "
+                 "<a href='/contact.html'>Contact</a>")
+        if chrome:
+            columns, columns_text, legal_cls = chrome.footer(p, site.name)
+            footer = f"<footer class='{p}-footer'>{columns}<div class='legal {legal_cls}'>{legal}</div></footer>"
+            blocks.append(("footer-columns", columns_text, True))
+        else:
+            footer = f"<footer class='{p}-footer'>{legal}</footer>"
         blocks.append(("footer", f"© 2026 {site.name}. All rights reserved. Privacy Terms Contact", True))
         body = (sidebar + main + related) if sidebar_first else (main + related + sidebar)
+        if chrome:
+            c = chrome.cls
+            head = chrome.head(url, title, tagline, idx)
+            page = (f"<div id='app' class='{p}-page {c['wrapper']}'><div class='{c['container']}'>"
+                    f"{header}{network}{menu}<div class='{p}-wrap {c['main']}'>{body}</div>{share}{footer}"
+                    f"</div></div>{chrome.scripts()}")
+        else:
+            head = f"<style>{style}</style><script>var page={idx};</script>"
+            page = f"{header}{network}{menu}<div class='{p}-wrap'>{body}</div>{share}{footer}"
         html = (f"<!doctype html><html><head><meta charset='utf-8'><title>{_esc(title)} - {site.name}</title>"
-                f"<style>{style}</style><script>var page={idx};</script></head><body class='{p}'>"
-                f"{header}{network}{menu}<div class='{p}-wrap'>{body}</div>{share}{footer}</body></html>")
+                f"{head}</head><body class='{p}'>{page}</body></html>")
         truth = {"url": url, "site": host, "gold_text": "\n".join(gold), "mirror_of": site.mirror_of,
                  "sisters": len(site.sisters), "blocks": [{"block": b, "text": x, "template": t} for b, x, t in blocks]}
         yield url, html, truth

@@ -77,3 +77,57 @@ def test_related_lists_only_on_sites_large_enough_to_vary(tmp_path):
     assert with_list and all(site_pages[t["site"]] >= RELATED_MIN_PAGES for t in with_list)
     assert all(not any(b["block"] == "related" for b in t["blocks"])
                for t in truth if site_pages[t["site"]] < RELATED_MIN_PAGES)
+
+
+def _visible_text(html):
+    from selectolax.lexbor import LexborHTMLParser
+
+    return "".join(LexborHTMLParser(html).body.text(separator=" ").split())
+
+
+def test_real_markup_keeps_the_content_and_weighs_like_a_real_page(tmp_path):
+    """`markup = "real"` puts the same content (same draws, same gold) inside a
+    real site's markup: every lean block is still there with the same text, and
+    the added templates (submenus, footer columns, tag cloud) are truth blocks
+    whose text the page shows. Its pages are sized like ../shared/corpora/sites'
+    (median 17 kB, 285 body elements, 75 links), not the lean 4 kB / 50 / 19."""
+    from statistics import median
+
+    from selectolax.lexbor import LexborHTMLParser
+
+    lean_dir, real_dir = tmp_path / "lean", tmp_path / "real"
+    generate(WebSpec(pages=300, seed=4), str(lean_dir), workers=1)
+    generate(WebSpec(pages=300, seed=4, markup="real"), str(real_dir), workers=1)
+    lean, real = _pages(lean_dir), _pages(real_dir)
+    assert set(lean) == set(real)
+
+    def truth(d):
+        return {json.loads(line)["url"]: json.loads(line) for f in sorted((d / "truth").glob("*.jsonl.gz"))
+                for line in gzip.open(f, "rt")}
+
+    tl, tr = truth(lean_dir), truth(real_dir)
+    added = set()
+    for url, t in tr.items():
+        assert t["gold_text"] == tl[url]["gold_text"]
+        lean_blocks = {b["block"]: b for b in tl[url]["blocks"]}
+        visible = _visible_text(real[url])
+        for b in t["blocks"]:
+            assert "".join(b["text"].split()) in visible, (url, b["block"])
+            if b["block"] in lean_blocks and b["block"] != "menu":  # the menu gains its submenus
+                assert b == lean_blocks[b["block"]]
+            elif b["block"] not in lean_blocks:
+                added.add(b["block"])
+        assert set(lean_blocks) <= {b["block"] for b in t["blocks"]}
+    assert added == {"tags", "footer-columns"}
+
+    def profile(pages):
+        rows = []
+        for html in pages.values():
+            tree = LexborHTMLParser(html)
+            rows.append((len(html.encode()), sum(1 for _ in tree.body.traverse()), len(tree.css("a[href]"))))
+        return [median(r[i] for r in rows) for i in range(3)]
+
+    lean_bytes, lean_elements, lean_links = profile(lean)
+    real_bytes, real_elements, real_links = profile(real)
+    assert lean_bytes < 6_000 and lean_elements < 80 and lean_links < 30
+    assert 12_000 <= real_bytes <= 40_000 and 180 <= real_elements <= 600 and 50 <= real_links <= 150
