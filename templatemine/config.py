@@ -92,6 +92,16 @@ class DetectConfig(EvidenceConfig):
     Measured in docs/scaling.md (scripts/bench)."""
     checkpoint_dir: str = ""
     """Reliable checkpoints of connected components; "" means OUT/_checkpoints."""
+    merge_equal_carriers: bool = True
+    """Figure 5 steps 3-5 once per *carrier class*: shingles carried by exactly
+    the same pages have the same group G_s (the same vertices, so the same
+    template links, bridges and components), so the self-join and the
+    components run for one shingle of each class and the result is copied to
+    the others, template keys recomputed per shingle: the same tables as
+    without it (a Spark test holds them equal). A site's menu, footer and
+    header sit on the same pages: at 10,000 synthetic pages in real markup,
+    N shingles fall into M classes (docs/scaling.md). False: every shingle
+    joined on its own, as the paper words it."""
     etdm_n: int = 4
     """etdm, Algorithm 1: size of the complete subdigraph sought (the paper found 4)."""
     etdm_equality: str = "loose"

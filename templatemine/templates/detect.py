@@ -36,6 +36,7 @@ from pyspark.sql import functions as F
 
 from templatemine.config import DetectConfig, EvidenceConfig
 from templatemine.tables.cache import persisted
+from templatemine.templates.components import _truncate as _checkpoint
 from templatemine.templates.components import grouped_components
 
 GLOBAL, LOCAL = "global", "local"
@@ -105,6 +106,39 @@ def template_carriers(candidates: DataFrame) -> DataFrame:
     return candidates.select("shingle", "page_key").distinct()
 
 
+def carrier_classes(carriers: DataFrame) -> DataFrame:
+    """(shingle, representative): shingles whose carrier page sets are equal
+    share a representative, the least shingle of the class. G_s is a function
+    of the pages carrying s alone (its vertices; its edges are the links
+    among them, and the bridges the same-site links leaving them), so one
+    representative's components are every class member's.
+
+    A set is compared by (size, XOR of its page keys, XOR of a second hash of
+    them), aggregated without collecting it: two different sets of the same
+    size collide only if both 64-bit XORs of their symmetric difference vanish,
+    about 2^-128 for a pair of sets. `carriers` as `template_carriers`
+    (each (shingle, page) once)."""
+    sig = carriers.groupBy("shingle").agg(
+        F.count("*").alias("n"), F.bit_xor("page_key").alias("x1"),
+        F.bit_xor(F.xxhash64("page_key")).alias("x2"))
+    rep = Window.partitionBy("n", "x1", "x2")
+    return sig.select("shingle", F.min("shingle").over(rep).alias("representative"))
+
+
+def expand_classes(members: DataFrame, classes: DataFrame) -> DataFrame:
+    """A representative's (shingle, page_key, component) rows for every
+    shingle of its class, each component named as `template_components`
+    names it: the least vertex id (`_vertex_id`) of that shingle's pages in
+    it, so the template keys are those of a run without classes."""
+    rows = members.withColumnRenamed("shingle", "representative").join(classes, "representative").select(
+        "shingle", "page_key", F.col("component").alias("class_component"))
+    # a group-by (combined map-side) and a join, not a window: the web-wide
+    # bar's one component would be one window partition, a straggler
+    keys = rows.groupBy("shingle", "class_component").agg(
+        F.min(_vertex_id("shingle", "page_key")).alias("component"))
+    return rows.join(keys, ["shingle", "class_component"]).select("shingle", "page_key", "component")
+
+
 def template_links(carriers: DataFrame, links: DataFrame) -> DataFrame:
     """Figure 5 step 3: links between two pages that both carry shingle s
     (T1.page_key = src, T2.page_key = dst, T1.shingle = T2.shingle);
@@ -156,7 +190,8 @@ def template_components(spark: SparkSession, carriers: DataFrame, tlinks: DataFr
     group G_s; (shingle, page_key, component) for the pages of components
     holding two or more of them. Vertices are (shingle, page) pairs with hashed
     ids, so one components run serves every shingle at once; `tlinks` may also
-    hold bridge links, whose pages join the graph but not the templates;
+    hold bridge links, whose pages join the graph but not the templates; a
+    component is named by the least vertex id of its carrier pages;
     `carriers` as `template_carriers`."""
     carriers = carriers.withColumn("id", _vertex_id("shingle", "page_key"))
     edges = persisted(tlinks.select(F.col("shingle").alias("group"), _vertex_id("shingle", "src_page_key").alias("src"),
@@ -166,8 +201,11 @@ def template_components(spark: SparkSession, carriers: DataFrame, tlinks: DataFr
     # there: its rounds re-read them)
     components = grouped_components(spark, edges, config, report)
     labelled = carriers.join(components, "id")
-    sizes = labelled.groupBy("component").agg(F.count("*").alias("size"))
-    return labelled.join(sizes, "component").where(F.col("size") > 1).select("shingle", "page_key", "component")
+    # a component is named by its least carrier vertex: bridge pages join the
+    # graph, not the template, and a carrier class names its members' alike
+    named = labelled.groupBy("component").agg(F.count("*").alias("size"), F.min("id").alias("name"))
+    return labelled.join(named.where(F.col("size") > 1), "component").select(
+        "shingle", "page_key", F.col("name").alias("component"))
 
 
 def global_template_pagelets(spark: SparkSession, pagelets: DataFrame, links: DataFrame,
@@ -176,10 +214,25 @@ def global_template_pagelets(spark: SparkSession, pagelets: DataFrame, links: Da
     (Fig. 5); `report` gets what connected components did."""
     candidates = persisted(template_candidates(pagelets, template_shingles(pagelets)))
     carriers = persisted(template_carriers(candidates))
+    classes = None
+    if config.merge_equal_carriers:
+        # the self-join and the components once per class of equal carrier sets
+        classes = persisted(carrier_classes(carriers))
+        carriers = persisted(carriers.join(classes.where(F.col("shingle") == F.col("representative")).select(
+            "shingle"), "shingle", "left_semi"))
     tlinks = template_links(carriers, links)
     if config.enabled and config.bridges:
         tlinks = tlinks.union(bridge_links(carriers, links))
     members = template_components(spark, carriers, tlinks, config, report)
+    if classes is not None:
+        # checkpointed: evidence_filter reads the memberships four times, and
+        # the plan of each read would print every cached table under it again
+        # (the test session ran out of heap building that string)
+        members = _checkpoint(expand_classes(members, classes))
+        if report is not None:
+            counts = classes.agg(F.count("*").alias("shingles"),
+                                 F.countDistinct("representative").alias("classes")).first()
+            report["carrier_classes"] = {"shingles": int(counts["shingles"]), "classes": int(counts["classes"])}
     return candidates.join(members, ["shingle", "page_key"]).select(
         "page_key", "ordinal", "shingle", F.col("component").alias("template_key"))
 

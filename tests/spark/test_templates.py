@@ -223,3 +223,29 @@ def test_run_writes_wet_manifest_stages_and_evaluates(spark, tmp_path, capsys):
     scores = json.load(open(report))["templatemine"]["per_file"][gold_name(str(gold))]
     # two sites (example.org, example.net), one page each: the mean of 1.0 and 0.0
     assert scores["sites"] == 2 and scores["f1"] == 0.5 and "0.500" in printed
+
+
+def test_carrier_classes_give_the_tables_of_one_join_per_shingle(spark, tmp_path):
+    """Shingles carried by the same pages have the same group G_s: detect joins
+    and solves one shingle of each class and copies the result, template keys
+    recomputed per shingle. The tables equal those of a join per shingle, on a
+    synthetic web whose sites' menus, footers and headers share their pages."""
+    from templatemine.evaluate.synthetic import WebSpec, generate
+
+    web = tmp_path / "web"
+    generate(WebSpec(pages=400, seed=2, shards=2, markup="real", mirror_share=0.3, sister_share=0.3), str(web))
+    out = str(tmp_path / "out")
+    run_extract(spark, expand_inputs([str(web / "warc")]), out, ExtractConfig(nodes=False), **QUIET)
+    tables, reports = {}, {}
+    # classes with every group distributed, against a join per shingle with every group in memory
+    for merge, limit in ((False, 10**6), (True, 0)):
+        detected = run_detect(spark, out, DetectConfig(mode="global", merge_equal_carriers=merge,
+                                                       cc_in_memory_max_edges=limit), **QUIET)
+        reports[merge] = detected["connected_components"]
+        tables[merge] = {name: sorted(tuple(r) for r in spark.read.parquet(os.path.join(out, name)).collect())
+                         for name in ("templates", "template_pagelets")}
+    assert tables[False]["template_pagelets"] and len(tables[False]["templates"]) > 100
+    assert tables[True] == tables[False]
+    classes = reports[True]["carrier_classes"]
+    assert "carrier_classes" not in reports[False]
+    assert classes["classes"] < classes["shingles"] / 2  # a site's blocks share their pages
