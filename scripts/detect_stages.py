@@ -1,6 +1,6 @@
 """Detect again on an existing run's tables, and list every stage it ran.
 
-    .venv/bin/python scripts/detect_stages.py OUT --json stages.json [--conf key=value ...]
+    .venv/bin/python scripts/detect_stages.py OUT --json stages.json [--conf key=value ...] [--set detect.key=value ...]
 
 For reading where detect's time and skew go without paying for extract again
 (19 min at 1M pages instead of 40): `run_detect` over OUT's pages, pagelets and
@@ -32,11 +32,13 @@ def main() -> int:
     ap.add_argument("--json", required=True, help="where to write the stages")
     ap.add_argument("--cores", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--conf", action="append", default=[], help="extra Spark conf, key=value")
+    ap.add_argument("--set", action="append", default=[], dest="overrides",
+                    help="templatemine setting, as run's --set: detect.merge_equal_carriers=false")
     args = ap.parse_args()
     from bench import bench_session
     from detect_cost import group_stages, skew
 
-    from templatemine.config import LOCAL
+    from templatemine.config import load_config
     from templatemine.templates.stage import run_detect
 
     with open(os.path.join(args.out, "manifest.json")) as fh:
@@ -46,12 +48,12 @@ def main() -> int:
     try:
         spark.sparkContext.setJobGroup("bench-detect", "detect")
         started = time.time()
-        manifest = run_detect(spark, args.out, LOCAL.detect, lambda _m: None)
+        manifest = run_detect(spark, args.out, load_config("local", None, args.overrides).detect, lambda _m: None)
         seconds = round(time.time() - started, 1)
         stages = group_stages(spark, "bench-detect")
     finally:
         spark.stop()
-    result = {"out": args.out, "pages": pages, "conf": extra, "seconds": seconds, "rows": manifest["rows"],
+    result = {"out": args.out, "pages": pages, "conf": extra, "set": args.overrides, "seconds": seconds, "rows": manifest["rows"],
               "components": manifest.get("connected_components"), "skew": skew(stages), "stages": stages}
     with open(args.json, "w") as fh:
         json.dump(result, fh, indent=1, default=str)
