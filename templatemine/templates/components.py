@@ -63,7 +63,7 @@ def connected_components(spark: SparkSession, vertices: DataFrame, edges: DataFr
         report["seconds"] = round(time.time() - started, 3)
 
 
-def _truncate(df: DataFrame) -> DataFrame:
+def truncate_lineage(df: DataFrame) -> DataFrame:
     """Cut the lineage of a round's result: a reliable checkpoint (files in the
     session's checkpoint directory, which run_detect always sets) so that an
     executor lost mid-run costs a recomputation, not the job; a local one
@@ -104,12 +104,12 @@ def star_contraction(vertices: DataFrame, edges: DataFrame, max_rounds: int = 10
     are left out (they are no template)."""
     sc = edges.sparkSession.sparkContext
     sc.setJobDescription("components: undirected edges")
-    current = _truncate(_undirected(edges))
+    current = truncate_lineage(_undirected(edges))
     rounds = 0
     for rounds in range(1, max_rounds + 1):
         # each round's edges are checkpointed: the lineage stays one round long
         sc.setJobDescription(f"components: large-star/small-star round {rounds}")
-        current = _truncate(small_star(large_star(current)))
+        current = truncate_lineage(small_star(large_star(current)))
         fanned = current.groupBy("src").count().where("count > 1").limit(1).count()
         chained = current.join(current.select(F.col("src").alias("dst")).distinct(), "dst", "left_semi").limit(
             1).count()
@@ -128,13 +128,13 @@ def min_label_propagation(vertices: DataFrame, edges: DataFrame, max_rounds: int
                           report: dict | None = None) -> DataFrame:
     both = edges.select("src", "dst").union(edges.select(F.col("dst").alias("src"), F.col("src").alias("dst")))
     both = both.where(F.col("src") != F.col("dst")).distinct().persist()
-    labels = _truncate(vertices.select("id", F.col("id").alias("component")))
+    labels = truncate_lineage(vertices.select("id", F.col("id").alias("component")))
     rounds = 0
     for rounds in range(1, max_rounds + 1):
         offers = both.join(labels.withColumnRenamed("id", "src"), "src").groupBy(F.col("dst").alias("id")).agg(
             F.min("component").alias("offer"))
         # each round's labels are checkpointed: the lineage stays one round long
-        labels = _truncate(labels.join(offers, "id", "left").select(
+        labels = truncate_lineage(labels.join(offers, "id", "left").select(
             "id",
             F.least("component", F.coalesce("offer", "component")).alias("component"),
             F.coalesce(F.col("offer") < F.col("component"), F.lit(False)).alias("changed"),

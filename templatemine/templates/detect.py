@@ -36,8 +36,7 @@ from pyspark.sql import functions as F
 
 from templatemine.config import DetectConfig, EvidenceConfig
 from templatemine.tables.cache import persisted
-from templatemine.templates.components import _truncate as _checkpoint
-from templatemine.templates.components import grouped_components
+from templatemine.templates.components import grouped_components, truncate_lineage
 
 GLOBAL, LOCAL = "global", "local"
 
@@ -226,9 +225,9 @@ def global_template_pagelets(spark: SparkSession, pagelets: DataFrame, links: Da
     members = template_components(spark, carriers, tlinks, config, report)
     if classes is not None:
         # checkpointed: evidence_filter reads the memberships four times, and
-        # the plan of each read would print every cached table under it again
-        # (the test session ran out of heap building that string)
-        members = _checkpoint(expand_classes(members, classes))
+        # each read would otherwise plan the expansion, and every cached table
+        # under it, again
+        members = truncate_lineage(expand_classes(members, classes))
         if report is not None:
             counts = classes.agg(F.count("*").alias("shingles"),
                                  F.countDistinct("representative").alias("classes")).first()
