@@ -80,9 +80,14 @@ def test_related_lists_only_on_sites_large_enough_to_vary(tmp_path):
 
 
 def _visible_text(html):
+    """The text extract sees: what a browser would not show is stripped first."""
     from selectolax.lexbor import LexborHTMLParser
 
-    return "".join(LexborHTMLParser(html).body.text(separator=" ").split())
+    from templatemine.html.pagelets import strip_invisible
+
+    tree = LexborHTMLParser(html)
+    strip_invisible(tree)
+    return "".join(tree.body.text(separator=" ").split())
 
 
 def test_real_markup_keeps_the_content_and_weighs_like_a_real_page(tmp_path):
