@@ -100,8 +100,8 @@ class DetectConfig(EvidenceConfig):
     the others, template keys recomputed per shingle: the same tables as
     without it (a Spark test holds them equal). A site's menu, footer and
     header sit on the same pages: at 10,000 synthetic pages in real markup
-    12,972 shingle groups fall into 4,077 classes, and detect alone on the same
-    tables took 65.9 s instead of 98.1 (docs/scaling.md). False: every shingle
+    14,481 shingle groups fall into 4,160 classes, and detect alone on the same
+    tables took 81.6 s instead of 96.7 (docs/scaling.md). False: every shingle
     joined on its own, as the paper words it."""
     etdm_n: int = 4
     """etdm, Algorithm 1: size of the complete subdigraph sought (the paper found 4)."""

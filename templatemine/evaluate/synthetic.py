@@ -124,8 +124,8 @@ class Chrome:
     blocks' text are the same draws as in the lean web.
 
     Sized on ../shared/corpora/sites (945 pages; medians: 17 kB of HTML, 285
-    elements in the body, 75 links). Its pages' medians: 17.7 kB, 238 elements,
-    75 links; its head is a larger share of the bytes (23%, against 5% on the
+    elements in the body, 75 links). Its pages' medians: 17.4 kB, 235 elements,
+    74 links; its head is a larger share of the bytes (23%, against 5% on the
     sites and 16-20% on the news pages). `scripts/bench` prints the first three
     for the pages it measured."""
 
