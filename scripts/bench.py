@@ -109,26 +109,6 @@ def response_html(paths: list[str], every: int) -> list[str]:
     return out
 
 
-def page_profile(html: list[str]) -> dict:
-    """What the measured pages are like (medians over the peers' sample): HTML
-    bytes, elements in the body, links. The lean synthetic page is about 4 kB
-    with 50 elements; ../shared/corpora/sites' median page 17 kB, 285, 75."""
-    from statistics import median
-
-    from selectolax.lexbor import LexborHTMLParser
-
-    rows = []
-    for doc in html:
-        tree = LexborHTMLParser(doc)
-        body = tree.body
-        rows.append((len(doc.encode("utf-8")), sum(1 for _ in body.traverse()) if body else 0,
-                     len(tree.css("a[href]"))))
-    if not rows:
-        return {}
-    return {"pages": len(rows), "median_bytes": median(r[0] for r in rows),
-            "median_body_elements": median(r[1] for r in rows), "median_links": median(r[2] for r in rows)}
-
-
 def peer_rates(html: list[str]) -> dict:
     from templatemine.evaluate.peers import available_peers
 
@@ -347,6 +327,8 @@ def main() -> int:
               "ceiling": {"pages": n, "seconds": round(with_read, 2), "pages_per_s": round(n / with_read, 2)}}
     print(f"bench: ceiling {result['ceiling']['pages_per_s']} pages/s on one core ({n} pages)", flush=True)
     sample = response_html(paths, max(1, n // args.sample))
+    from templatemine.evaluate.synthetic import page_profile
+
     result["page_profile"] = page_profile(sample)
     result["peers"] = peer_rates(sample)
     print(f"bench: peers {result['peers']['pages_per_s']} pages/s on one core", flush=True)

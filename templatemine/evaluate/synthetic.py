@@ -105,6 +105,27 @@ FAMILIES = (
 
 
 
+def page_profile(html: list[str]) -> dict:
+    """What pages are like (medians): HTML bytes, elements in the body, links
+    (`<a href>`). The lean synthetic page is about 4 kB, 50 elements, 19 links;
+    ../shared/corpora/sites' median page 17 kB, 285, 75. `scripts/bench`
+    records it for the pages it measured."""
+    from statistics import median
+
+    from selectolax.lexbor import LexborHTMLParser
+
+    rows = []
+    for doc in html:
+        tree = LexborHTMLParser(doc)
+        body = tree.body
+        rows.append((len(doc.encode("utf-8")), sum(1 for _ in body.traverse()) if body else 0,
+                     len(tree.css("a[href]"))))
+    if not rows:
+        return {}
+    return {"pages": len(rows), "median_bytes": median(r[0] for r in rows),
+            "median_body_elements": median(r[1] for r in rows), "median_links": median(r[2] for r in rows)}
+
+
 UTILITY = ("flex", "grid", "block", "items-center", "justify-between", "gap-2", "gap-4", "px-2", "px-4",
            "py-1", "py-2", "py-4", "mx-auto", "my-2", "mt-4", "mb-2", "text-sm", "text-base", "text-lg", "font-bold",
            "font-medium", "rounded", "rounded-lg", "shadow", "shadow-sm", "border", "border-b", "bg-white",
@@ -131,7 +152,6 @@ class Chrome:
 
     def __init__(self, seed: int, source: str, name: str, p: str, vocab: "Vocabulary", menu_targets, paths):
         rng = random.Random(f"markup:{seed}:{source}")
-        self.rng = rng
 
         def cls(k: int) -> str:
             return " ".join(rng.sample(UTILITY, k))
@@ -139,7 +159,6 @@ class Chrome:
         self.cls = {role: cls(rng.randint(2, 6)) for role in (
             "wrapper", "container", "header", "inner", "nav", "item", "link", "sub", "subitem", "main", "para",
             "figure", "aside", "footer", "col", "social", "tags", "form")}
-        self.p = p
         self.icons = {n: self._svg(rng, n) for n in (*SOCIAL, "logo", "search")}
         words = vocab.words
         # a submenu under each section: site-constant names, linking the section's articles
@@ -227,8 +246,8 @@ class Chrome:
                 f"{stem}-800.jpg 800w, {stem}-1600.jpg 1600w' sizes='(max-width: 768px) 100vw, 800px' alt='' "
                 f"loading='lazy' width='800' height='450' decoding='async'></figure>")
 
-    def footer(self, p: str, name: str) -> tuple[str, str, str]:
-        """(the footer's columns and social icons, the columns' text, the legal line's markup)."""
+    def footer(self, p: str, legal: str) -> tuple[str, str]:
+        """(the footer's content: columns, social icons, the lean footer's `legal` line; the columns' text)."""
         c = self.cls
         cols = "".join(
             f"<div class='{c['col']}'><h4>{head}</h4><ul>"
@@ -238,8 +257,8 @@ class Chrome:
         social = "".join(f"<a href='https://{s}.com/{self.handle}' aria-label='{s}' class='{c['link']}'>"
                          f"{self.icons[s]}</a>" for s in self.social)
         text = " ".join(head + " " + " ".join(t for _, t in links) for head, links in self.columns)
-        return (f"<div class='{p}-columns {c['footer']}'>{cols}</div><div class='social {c['social']}'>{social}</div>",
-                text, c["container"])
+        return (f"<div class='{p}-columns {c['footer']}'>{cols}</div><div class='social {c['social']}'>{social}</div>"
+                f"<div class='legal {c['container']}'>{legal}</div>", text)
 
     def scripts(self) -> str:
         return (f"<script src='/assets/app.{self.asset}.js' defer></script>"
@@ -372,7 +391,8 @@ def render_site(site: Site, spec: WebSpec, vocab: Vocabulary, all_urls: "UrlInde
                                                                   for h in site.sisters), True))
         if chrome:
             menu_list, menu_text = chrome.menu(menu_targets, section)
-            menu = f"<{menu_tag if menu_tag != 'ul' else 'nav'} class='{p}-menu'>{menu_list}</{menu_tag if menu_tag != 'ul' else 'nav'}>"
+            box = "nav" if menu_tag == "ul" else menu_tag  # the submenus' <ul> goes inside a box
+            menu = f"<{box} class='{p}-menu'>{menu_list}</{box}>"
         else:
             menu_items = "".join(
                 f"<li class='active'><span>{name}</span></li>" if section == s else f"<li><a href='{href}'>{name}</a></li>"
@@ -441,8 +461,8 @@ def render_site(site: Site, spec: WebSpec, vocab: Vocabulary, all_urls: "UrlInde
                  "<a href='/privacy.html'>Privacy</a> <a href='/terms.html'>Terms</a> "
                  "<a href='/contact.html'>Contact</a>")
         if chrome:
-            columns, columns_text, legal_cls = chrome.footer(p, site.name)
-            footer = f"<footer class='{p}-footer'>{columns}<div class='legal {legal_cls}'>{legal}</div></footer>"
+            footer_inner, columns_text = chrome.footer(p, legal)
+            footer = f"<footer class='{p}-footer'>{footer_inner}</footer>"
             blocks.append(("footer-columns", columns_text, True))
         else:
             footer = f"<footer class='{p}-footer'>{legal}</footer>"

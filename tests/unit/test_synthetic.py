@@ -5,7 +5,8 @@ import json
 
 from warcio.archiveiterator import ArchiveIterator
 
-from templatemine.evaluate.synthetic import FAMILIES, RELATED_MIN_PAGES, SHARE_BAR, Vocabulary, WebSpec, generate, plan_sites
+from templatemine.evaluate.synthetic import (FAMILIES, RELATED_MIN_PAGES, SHARE_BAR, Vocabulary, WebSpec, generate,
+                                              page_profile, plan_sites)
 
 
 def _pages(out):
@@ -96,10 +97,6 @@ def test_real_markup_keeps_the_content_and_weighs_like_a_real_page(tmp_path):
     the added templates (submenus, footer columns, tag cloud) are truth blocks
     whose text the page shows. Its pages are sized like ../shared/corpora/sites'
     (median 17 kB, 285 body elements, 75 links), not the lean 4 kB / 50 / 19."""
-    from statistics import median
-
-    from selectolax.lexbor import LexborHTMLParser
-
     lean_dir, real_dir = tmp_path / "lean", tmp_path / "real"
     generate(WebSpec(pages=300, seed=4), str(lean_dir), workers=1)
     generate(WebSpec(pages=300, seed=4, markup="real"), str(real_dir), workers=1)
@@ -125,14 +122,8 @@ def test_real_markup_keeps_the_content_and_weighs_like_a_real_page(tmp_path):
         assert set(lean_blocks) <= {b["block"] for b in t["blocks"]}
     assert added == {"tags", "footer-columns"}
 
-    def profile(pages):
-        rows = []
-        for html in pages.values():
-            tree = LexborHTMLParser(html)
-            rows.append((len(html.encode()), sum(1 for _ in tree.body.traverse()), len(tree.css("a[href]"))))
-        return [median(r[i] for r in rows) for i in range(3)]
-
-    lean_bytes, lean_elements, lean_links = profile(lean)
-    real_bytes, real_elements, real_links = profile(real)
+    keys = ("median_bytes", "median_body_elements", "median_links")
+    lean_bytes, lean_elements, lean_links = (page_profile(list(lean.values()))[k] for k in keys)
+    real_bytes, real_elements, real_links = (page_profile(list(real.values()))[k] for k in keys)
     assert lean_bytes < 6_000 and lean_elements < 80 and lean_links < 30
     assert 12_000 <= real_bytes <= 40_000 and 180 <= real_elements <= 600 and 50 <= real_links <= 150
