@@ -95,8 +95,10 @@ def test_real_markup_keeps_the_content_and_weighs_like_a_real_page(tmp_path):
     """`markup = "real"` puts the same content (same draws, same gold) inside a
     real site's markup: every lean block is still there with the same text, and
     the added templates (submenus, footer columns, tag cloud) are truth blocks
-    whose text the page shows. Its pages are sized like ../shared/corpora/sites'
-    (median 17 kB, 285 body elements, 75 links), not the lean 4 kB / 50 / 19."""
+    whose text the page shows. Its pages are sized like a real site's median
+    page (17 kB, 285 body elements, 75 links, measured in docs/scaling.md),
+    not the lean 4 kB / 50 / 19; those sizes are constants here, the test reads
+    nothing outside the repository."""
     lean_dir, real_dir = tmp_path / "lean", tmp_path / "real"
     generate(WebSpec(pages=300, seed=4), str(lean_dir), workers=1)
     generate(WebSpec(pages=300, seed=4, markup="real"), str(real_dir), workers=1)
