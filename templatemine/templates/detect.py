@@ -105,6 +105,20 @@ def template_carriers(candidates: DataFrame) -> DataFrame:
     return candidates.select("shingle", "page_key").distinct()
 
 
+def spread_carriers(carriers: DataFrame) -> DataFrame:
+    """`carriers` hashed on (shingle, page_key), into spark.sql.shuffle.partitions
+    partitions (an explicit number, which AQE does not coalesce), so that the
+    self-join's output is spread evenly: it streams the carriers past the
+    broadcast links and keeps their partitioning. Their distinct and the
+    class semi-join leave them partitioned by shingle alone, every carrier of
+    a shingle in one partition, so the self-join made each group's edges in
+    one task, the giant group's (the web-wide bar, 1.49M of 8.2M edges at
+    100,000 pages) included; that task was 30-50x the median in every stage
+    that read the edges (docs/scaling.md, "The skew was the giant group")."""
+    n = int(carriers.sparkSession.conf.get("spark.sql.shuffle.partitions"))
+    return carriers.repartition(n, "shingle", "page_key")
+
+
 def carrier_classes(carriers: DataFrame) -> DataFrame:
     """(shingle, representative): shingles whose carrier page sets are equal
     share a representative, the least shingle of the class. G_s is a function
@@ -212,13 +226,15 @@ def global_template_pagelets(spark: SparkSession, pagelets: DataFrame, links: Da
     """(page_key, ordinal, shingle, template_key) of every pagelet in a template
     (Fig. 5); `report` gets what connected components did."""
     candidates = persisted(template_candidates(pagelets, template_shingles(pagelets)))
-    carriers = persisted(template_carriers(candidates))
+    carriers = template_carriers(candidates)
     classes = None
     if config.merge_equal_carriers:
         # the self-join and the components once per class of equal carrier sets
+        carriers = persisted(carriers)
         classes = persisted(carrier_classes(carriers))
-        carriers = persisted(carriers.join(classes.where(F.col("shingle") == F.col("representative")).select(
-            "shingle"), "shingle", "left_semi"))
+        carriers = carriers.join(classes.where(F.col("shingle") == F.col("representative")).select(
+            "shingle"), "shingle", "left_semi")
+    carriers = persisted(spread_carriers(carriers))
     tlinks = template_links(carriers, links)
     if config.enabled and config.bridges:
         tlinks = tlinks.union(bridge_links(carriers, links))
