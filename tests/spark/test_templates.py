@@ -249,3 +249,28 @@ def test_carrier_classes_give_the_tables_of_one_join_per_shingle(spark, tmp_path
     classes = reports[True]["carrier_classes"]
     assert "carrier_classes" not in reports[False]
     assert classes["classes"] < classes["shingles"] / 2  # a site's blocks share their pages
+
+
+def test_spread_carriers_puts_one_shingles_pages_in_every_partition(spark):
+    """The carriers arrive partitioned by shingle alone (the candidates'
+    semi-join shuffle); the self-join streams them, so a shingle on every page
+    (a web-wide bar) made all its edges in one task. spread_carriers hashes
+    them on (shingle, page_key) into spark.sql.shuffle.partitions partitions."""
+    from templatemine.templates.detect import spread_carriers
+
+    n = 6
+    old = spark.conf.get("spark.sql.shuffle.partitions")
+    spark.conf.set("spark.sql.shuffle.partitions", str(n))
+    try:
+        rows = [(7, p) for p in range(600)] + [(s, p) for s in range(8, 20) for p in range(s, 600, 37)]
+        by_shingle = spark.createDataFrame(rows, "shingle long, page_key long").repartition(n, "shingle")
+        per_part = lambda df: sorted(r["c"] for r in df.where("shingle = 7").groupBy(  # noqa: E731
+            F.spark_partition_id().alias("p")).agg(F.count("*").alias("c")).collect())
+        assert per_part(by_shingle) == [600]  # the skew: one partition holds the whole shingle
+        spread = spread_carriers(by_shingle)
+        assert spread.rdd.getNumPartitions() == n
+        counts = per_part(spread)
+        assert len(counts) == n and sum(counts) == 600 and max(counts) < 2 * 600 / n
+        assert sorted(map(tuple, spread.collect())) == sorted(rows)
+    finally:
+        spark.conf.set("spark.sql.shuffle.partitions", old)
