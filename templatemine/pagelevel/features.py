@@ -27,10 +27,20 @@ depth. Aspect ratio and background colour need CSS and are not used.
 
 The features are plain floats in FEATURES order; a model stores the names it was
 trained on and refuses other ones (pagelevel/model.py).
+
+`page_nodes(html, arrays=True)` (page mode outside Spark) runs the link counts,
+the pagelet set and this walk in C when the optional extension
+pagelevel/_walk.pyx is built (setup.py; about half of judge_html's time on news
+pages), with the same output bit for bit (tests/unit/test_walk.py,
+scripts/check_walk.py). It checks itself against selectolax at import and, if
+anything differs (or TEMPLATEMINE_PURE_PYTHON is set), this module's Python walk
+is used; COMPILED_WALK_ERROR says why. The NODES rows (`arrays=False`) always
+come from the Python walk.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from typing import NamedTuple
 
@@ -102,6 +112,8 @@ class DomNode(NamedTuple):
 def node_rows(root, pagelets, split: set[int], width: int = WRAP_WIDTH, arrays: bool = False):
     """`dom_nodes` given the page's pagelets (html/pagelets.py `PageletNode`s)."""
     pagelet_of = {p.node_id: p.ordinal for p in pagelets if p.node_id is not None}
+    if arrays and _compiled is not None:  # the arrays need neither labels nor text runs
+        return _node_matrix(*_compiled.walk(root.mem_id, pagelet_of.keys(), split, width))
     text_runs: dict[int, list[int]] = {}
     for p in pagelets:
         if p.parent_id is not None:
@@ -123,7 +135,10 @@ def page_nodes(html: str, k: int = 3, width: int = WRAP_WIDTH, arrays: bool = Fa
     if root is None:
         return PageArrays(np.zeros(0, np.int64), np.zeros((0, N_FEATURES)), np.zeros(0, np.int64), [],
                           np.zeros(0, np.int64)) if arrays else []
-    count, parent_of = link_counts(root, root.css(LINK_SELECTOR), k)
+    links = root.css(LINK_SELECTOR)
+    if arrays and _compiled is not None:  # pagelets, split elements and nodes in C (pagelevel/_walk.pyx)
+        return _node_matrix(*_compiled.page(root.mem_id, [link.mem_id for link in links], k, width))
+    count, parent_of = link_counts(root, links, k)
     split = split_elements(count, parent_of, k)
     root_path = "/html/body" if root.tag == "body" else "/" + root.tag
     return node_rows(root, partition(root, root_path, count, split), split, width, arrays)
@@ -308,8 +323,21 @@ def _feature_matrix(accs: list[_Acc], width: int) -> PageArrays:
             full = w.density > C1_MAX_DENSITY and 2 * acc.anchor_tokens < w.tokens
             own[i, 0], own[i, 3], own[i, 4], own[i, 5] = w.tokens, s, w.tokens if s else 0, w.tokens * w.density
             own[i, 6 if full else 7] = w.tokens
-    parent = np.array([a.parent for a in accs], dtype=np.int64)
-    depth = np.array([a.depth for a in accs], dtype=np.int64)
+    return _node_matrix(np.array([a.parent for a in accs], dtype=np.int64),
+                        np.array([a.depth for a in accs], dtype=np.int64), own, texts,
+                        np.array([a.cues for a in accs], dtype=np.int64),
+                        np.array([a.inside for a in accs], dtype=np.int64),
+                        np.array([_GROUP_OF.get(a.tag, -1) for a in accs], dtype=np.int64),
+                        np.array([a.is_pagelet for a in accs], dtype=bool),
+                        np.array([a.is_split for a in accs], dtype=bool))
+
+
+def _node_matrix(parent: np.ndarray, depth: np.ndarray, own: np.ndarray, texts: list[str], cues: np.ndarray,
+                 inside: np.ndarray, group: np.ndarray, is_pagelet: np.ndarray, is_split: np.ndarray) -> PageArrays:
+    """`_feature_matrix` from per-node columns (the Python walk's or the
+    compiled one's, pagelevel/_walk.pyx): parent, depth, the own matrix, own
+    texts, cue / inside bits, TAG_GROUPS index (-1 none), pagelet / split flags."""
+    n = len(parent)
     sub = _subtree_sums(parent, depth, own)
     tokens, anchor, links, sentences, stop, mass, full, other = sub.T
     nonempty = (tokens > 0) | (links > 0)
@@ -326,11 +354,8 @@ def _feature_matrix(accs: list[_Acc], width: int) -> PageArrays:
     sent = sentences[keep]
     own_tok = own[keep, 0]
     page_tokens = max(tokens[0], 1)
-    kept = [accs[i] for i in keep.tolist()]
-    cues = np.array([a.cues for a in kept], dtype=np.int64)
-    inside = np.array([a.inside for a in kept], dtype=np.int64)
+    cues, inside, group = cues[keep], inside[keep], group[keep]
     bits = np.arange(len(CUE_WORDS))
-    group = np.array([_GROUP_OF.get(a.tag, -1) for a in kept], dtype=np.int64)
     f = np.column_stack([
         np.log1p(t), t / page_tokens, density, (density <= C1_MAX_DENSITY).astype(float),
         np.where(has, anchor[keep] / safe, 1.0), np.where(has, np.minimum(links[keep] / safe, 1.0), 1.0),
@@ -340,7 +365,7 @@ def _feature_matrix(accs: list[_Acc], width: int) -> PageArrays:
         np.log1p(children[keep]),
         (cues[:, None] >> bits & 1).astype(float), (inside[:, None] >> bits & 1).astype(float),
         (group[:, None] == np.arange(len(TAG_GROUPS))).astype(float),
-        [float(a.is_pagelet) for a in kept], [float(a.is_split) for a in kept],
+        is_pagelet[keep].astype(float), is_split[keep].astype(float),
         full[keep] / full[0] if full[0] else np.zeros(m), (main[keep] == 1).astype(float),
         (main[keep] == 2).astype(float),
     ])
@@ -348,3 +373,65 @@ def _feature_matrix(accs: list[_Acc], width: int) -> PageArrays:
     index[keep] = np.arange(m)
     new_parent = np.where(parent[keep] >= 0, index[np.maximum(parent[keep], 0)], -1)
     return PageArrays(new_parent, f, t.astype(np.int64), [texts[i] for i in keep.tolist()], keep)
+
+
+def _setup_compiled():
+    """The compiled walk (pagelevel/_walk.pyx), checked against selectolax at
+    import; None (the Python walk) when it is not built or the check fails."""
+    if os.environ.get("TEMPLATEMINE_PURE_PYTHON"):
+        return None, "disabled by TEMPLATEMINE_PURE_PYTHON"
+    try:
+        from templatemine.pagelevel import _walk
+    except ImportError as e:
+        return None, f"not built ({e})"
+    tags = BLOCK_TAGS | {"a", "area"} | _CUE_OF.keys() | _GROUP_OF.keys()
+    names = {t: (t in BLOCK_TAGS, 1 if t == "a" else 2 if t == "area" else 0, _GROUP_OF.get(t, -1),
+                 1 << _CUE_OF[t] if t in _CUE_OF else 0) for t in tags}
+    global _compiled
+    before = _compiled
+    try:
+        _walk.setup(names, _VALUE_BITS, _value_bits)
+        # the whole output once more, both entry points, on the probe page
+        _compiled = None
+        want = page_nodes(_walk.PROBE_HTML, arrays=True)
+        _compiled = _walk
+        if not _same_arrays(want, page_nodes(_walk.PROBE_HTML, arrays=True)):
+            raise RuntimeError("_walk.page's output differs from the Python walk's on the probe page")
+        if not _same_arrays(want, _pagelets_then_walk(_walk.PROBE_HTML)):
+            raise RuntimeError("_walk.walk's output differs from the Python walk's on the probe page")
+    except Exception as e:  # a selectolax / Lexbor whose layout differs: keep the Python walk
+        return None, f"disabled: {type(e).__name__}: {e}"
+    finally:
+        _compiled = before
+    return _walk, ""
+
+
+def _pagelets_then_walk(html: str, k: int = 3) -> PageArrays:
+    """page_nodes(html, arrays=True) with html/pagelets.py's pagelets and the
+    compiled walk (`_walk.walk` through node_rows), for the checks."""
+    from selectolax.lexbor import LexborHTMLParser
+
+    from templatemine.html.pagelets import LINK_SELECTOR, link_counts, partition, split_elements, strip_invisible
+
+    tree = LexborHTMLParser(html)
+    strip_invisible(tree)
+    root = tree.body or tree.root
+    if root is None:
+        return page_nodes(html, k, arrays=True)
+    count, parent_of = link_counts(root, root.css(LINK_SELECTOR), k)
+    split = split_elements(count, parent_of, k)
+    root_path = "/html/body" if root.tag == "body" else "/" + root.tag
+    return node_rows(root, partition(root, root_path, count, split), split, arrays=True)
+
+
+def _same_arrays(a: PageArrays, b: PageArrays) -> bool:
+    """Bit for bit."""
+    return (all(x.dtype == y.dtype and x.shape == y.shape and x.tobytes() == y.tobytes()
+                for x, y in ((a.parent, b.parent), (a.features, b.features), (a.n_tokens, b.n_tokens),
+                             (a.keep, b.keep)))
+            and a.texts == b.texts)
+
+
+# the compiled walk, or None (the Python walk); COMPILED_WALK_ERROR says why not
+_compiled = None
+_compiled, COMPILED_WALK_ERROR = _setup_compiled()

@@ -1,0 +1,56 @@
+"""Build hook for the optional compiled DOM walk (templatemine/pagelevel/_walk.pyx).
+
+Everything else about the package is in pyproject.toml. The extension is
+optional: without Cython or a C compiler, or if compiling fails, the install
+goes on without it and templatemine uses the pure-Python walk
+(templatemine/pagelevel/features.py, `COMPILED_WALK_ERROR` says why).
+TEMPLATEMINE_PURE_PYTHON=1 skips it on purpose.
+"""
+
+import os
+import sys
+
+from setuptools import setup
+from setuptools.command.build_ext import build_ext
+
+PYX = os.path.join("templatemine", "pagelevel", "_walk.pyx")
+
+
+class OptionalBuildExt(build_ext):
+    """build_ext that warns instead of failing."""
+
+    def run(self):
+        try:
+            super().run()
+        except Exception as e:  # no compiler (distutils raises its own error types)
+            self._skip(e)
+
+    def build_extension(self, ext):
+        try:
+            super().build_extension(ext)
+        except Exception as e:
+            self._skip(e, ext.name)
+
+    @staticmethod
+    def _skip(error, name="the extensions"):
+        print(f"WARNING: templatemine: not building {name} ({type(error).__name__}: {error}); "
+              "the pure-Python DOM walk will be used", file=sys.stderr)
+
+
+def extensions():
+    if os.environ.get("TEMPLATEMINE_PURE_PYTHON"):
+        return []
+    try:
+        from Cython.Build import cythonize
+    except ImportError:
+        print("WARNING: templatemine: Cython is not installed, not building the compiled DOM walk",
+              file=sys.stderr)
+        return []
+    try:
+        return cythonize([PYX], compiler_directives={"language_level": 3}, quiet=True)
+    except Exception as e:
+        OptionalBuildExt._skip(e, PYX)
+        return []
+
+
+setup(ext_modules=extensions(), cmdclass={"build_ext": OptionalBuildExt})
