@@ -13,6 +13,17 @@ from warcio.warcwriter import WARCWriter
 SAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "samples")
 
 
+# a news-like page: header menu, article, related list, footer (the page-level tests' page)
+ARTICLE = ("<html><body><header class='masthead'><a href='/'>Home</a><a href='/a'>A</a><a href='/b'>B</a></header>"
+           "<div id='main'>Lead <b>text</b> inside the container."
+           "<article class='story'><h1>Title here</h1><p>" + "A long sentence of article text goes on. " * 12 +
+           "</p><p>Second paragraph, also long enough to be read. " * 4 + "</p></article>"
+           "<ul class='related'><li><a href='/r1'>Related one</a></li><li><a href='/r2'>Related two</a></li>"
+           "<li><a href='/r3'>Related three</a></li></ul></div>"
+           "<footer><p>Copyright 2026</p><a href='/p'>Privacy</a> <a href='/t'>Terms</a> <a href='/c'>Contact</a>"
+           "</footer></body></html>")
+
+
 def sample(name: str) -> str:
     return os.path.join(SAMPLES, name)
 

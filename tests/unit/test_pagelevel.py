@@ -9,16 +9,8 @@ import pytest
 from templatemine.html.page import PageParser
 from templatemine.pagelevel.features import FEATURES, page_nodes
 from templatemine.pagelevel.model import PageModel, Scoring, judge_page, load_model, subtree_labels
-from tests.warcgen import blog_site, site_page, small_site
+from tests.warcgen import ARTICLE, blog_site, site_page, small_site
 
-ARTICLE = ("<html><body><header class='masthead'><a href='/'>Home</a><a href='/a'>A</a><a href='/b'>B</a></header>"
-           "<div id='main'>Lead <b>text</b> inside the container."
-           "<article class='story'><h1>Title here</h1><p>" + "A long sentence of article text goes on. " * 12 +
-           "</p><p>Second paragraph, also long enough to be read. " * 4 + "</p></article>"
-           "<ul class='related'><li><a href='/r1'>Related one</a></li><li><a href='/r2'>Related two</a></li>"
-           "<li><a href='/r3'>Related three</a></li></ul></div>"
-           "<footer><p>Copyright 2026</p><a href='/p'>Privacy</a> <a href='/t'>Terms</a> <a href='/c'>Contact</a>"
-           "</footer></body></html>")
 
 
 def _pages():

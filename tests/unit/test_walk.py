@@ -8,21 +8,13 @@ import numpy as np
 import pytest
 
 from templatemine.pagelevel import features as F
-from tests.warcgen import blog_site, site_page, small_site, two_template_site
+from tests.warcgen import ARTICLE, blog_site, site_page, small_site, two_template_site
 
 pytestmark = pytest.mark.skipif(
     F._compiled is None,
     reason=f"compiled DOM walk unavailable ({F.COMPILED_WALK_ERROR}); build it with "
            "`pip install -e .` (Cython + a C compiler) or `python setup.py build_ext --inplace`")
 
-ARTICLE = ("<html><body><header class='masthead'><a href='/'>Home</a><a href='/a'>A</a><a href='/b'>B</a></header>"
-           "<div id='main'>Lead <b>text</b> inside the container."
-           "<article class='story'><h1>Title here</h1><p>" + "A long sentence of article text goes on. " * 12 +
-           "</p><p>Second paragraph, also long enough to be read. " * 4 + "</p></article>"
-           "<ul class='related'><li><a href='/r1'>Related one</a></li><li><a href='/r2'>Related two</a></li>"
-           "<li><a href='/r3'>Related three</a></li></ul></div>"
-           "<footer><p>Copyright 2026</p><a href='/p'>Privacy</a> <a href='/t'>Terms</a> <a href='/c'>Contact</a>"
-           "</footer></body></html>")
 
 MENU = "<ul>" + "".join(f"<li><a href='/m{i}'>Menu item {i}</a></li>" for i in range(4)) + "</ul>"
 
@@ -93,10 +85,10 @@ def _pages():
     return pages
 
 
-def python_walk(html, monkeypatch):
+def python_walk(html, monkeypatch, **kw):
     with monkeypatch.context() as m:
         m.setattr(F, "_compiled", None)
-        return F.page_nodes(html, arrays=True)
+        return F.page_nodes(html, arrays=True, **kw)
 
 
 def assert_same(got, want):
@@ -118,19 +110,13 @@ def test_compiled_equals_python(name, html, monkeypatch):
 @pytest.mark.parametrize("k", [1, 2, 5])
 def test_other_k(k, monkeypatch):
     html = CASES["text runs directly in split elements"]
-    with monkeypatch.context() as m:
-        m.setattr(F, "_compiled", None)
-        want = F.page_nodes(html, k=k, arrays=True)
-    assert_same(F.page_nodes(html, k=k, arrays=True), want)
+    assert_same(F.page_nodes(html, k=k, arrays=True), python_walk(html, monkeypatch, k=k))
 
 
 @pytest.mark.parametrize("width", [1, 8, 80, 1000])
 def test_other_widths(width, monkeypatch):
     html = CASES["entities and non-ASCII text"]
-    with monkeypatch.context() as m:
-        m.setattr(F, "_compiled", None)
-        want = F.page_nodes(html, width=width, arrays=True)
-    assert_same(F.page_nodes(html, width=width, arrays=True), want)
+    assert_same(F.page_nodes(html, width=width, arrays=True), python_walk(html, monkeypatch, width=width))
 
 
 def test_comparison_sees_differences(monkeypatch):
