@@ -69,16 +69,28 @@ def _ms(stamp: str | None) -> float | None:
 
 
 def _records(metrics: dict) -> float:
-    """Rows a task read: Parquet/scan input plus shuffle input (a task summary's
-    quantile or one task's metrics: the two spell the shuffle field apart)."""
+    """Records a task read: scan input plus shuffle input (a task summary's
+    quantile or one task's metrics: the two spell the shuffle field apart).
+    A scan of a cached table counts its column batches (up to 10,000 rows
+    each), not rows: compare bytes (`_bytes`) there."""
     shuffle = metrics.get("shuffleReadMetrics") or {}
     return (((metrics.get("inputMetrics") or {}).get("recordsRead") or 0)
             + (shuffle.get("readRecords", shuffle.get("recordsRead")) or 0))
 
 
-def longest_task(base: str, sid: int, attempt: dict, median_records: float) -> dict:
-    """Why a stage's longest task was long: how many rows it read against the
-    median task (data skew reads more); its run time, GC, deserialisation,
+def _bytes(metrics: dict) -> float:
+    """Bytes a task read, scan (cached blocks included) plus shuffle; as `_records`."""
+    shuffle = metrics.get("shuffleReadMetrics") or {}
+    read = shuffle.get("readBytes")
+    if read is None:
+        read = (shuffle.get("remoteBytesRead") or 0) + (shuffle.get("localBytesRead") or 0)
+    return ((metrics.get("inputMetrics") or {}).get("bytesRead") or 0) + (read or 0)
+
+
+def longest_task(base: str, sid: int, attempt: dict, median_records: float, median_bytes: float = 0.0) -> dict:
+    """Why a stage's longest task was long: how many records and bytes it read
+    against the median task (data skew reads more; on cached input only the
+    bytes compare, `_records`); its run time, GC, deserialisation,
     shuffle fetch wait and scheduler delay; and when it started after the
     stage's first task (the first wave pays for starting Python workers and
     compiling code)."""
@@ -88,9 +100,11 @@ def longest_task(base: str, sid: int, attempt: dict, median_records: float) -> d
     task = rows[0]
     m = task.get("taskMetrics") or {}
     first, launched = _ms(attempt.get("firstTaskLaunchedTime")), _ms(task.get("launchTime"))
-    records = _records(m)
+    records, read = _records(m), _bytes(m)
     return {"records": records, "median_records": median_records,
             "records_over_median": round(records / median_records, 2) if median_records else None,
+            "bytes": read, "median_bytes": median_bytes,
+            "bytes_over_median": round(read / median_bytes, 2) if median_bytes else None,
             # where its time went: running, of which GC; waiting for shuffle blocks; before it ran
             "duration_s": (task.get("duration") or 0) / 1000, "run_s": (m.get("executorRunTime") or 0) / 1000,
             "gc_s": (m.get("jvmGcTime") or 0) / 1000, "deserialize_s": (m.get("executorDeserializeTime") or 0) / 1000,
@@ -126,10 +140,9 @@ def group_stages(spark, group: str, min_task_s: float = 1.0) -> list[dict]:
                 "median_task_s": median / 1000, "max_task_s": longest / 1000,
             }
             if attempt["numTasks"] >= 4 and longest / 1000 >= min_task_s:
-                median_records = _records({k: {f: v[0] for f, v in (summary.get(k) or {}).items()
-                                               if isinstance(v, list) and v}
-                                           for k in ("inputMetrics", "shuffleReadMetrics")})
-                stage["longest_task"] = longest_task(base, sid, attempt, median_records)
+                median = {k: {f: v[0] for f, v in (summary.get(k) or {}).items() if isinstance(v, list) and v}
+                          for k in ("inputMetrics", "shuffleReadMetrics")}
+                stage["longest_task"] = longest_task(base, sid, attempt, _records(median), _bytes(median))
             stages.append(stage)
     return stages
 
