@@ -267,8 +267,9 @@ def markdown(result: dict) -> str:
     sk = r["stages"]["detect"]["skew"]
     if sk.get("over_4x"):
         over = sk["over_4x"]
-        # data skew reads more; bytes, since a cached scan counts column batches as records
-        more = [o for o in over if max(o.get("bytes_over_median") or 0, o.get("records_over_median") or 0) > 2]
+        # data skew reads (or, from a checkpoint, writes) more; bytes, since a cached scan counts batches as records
+        more = [o for o in over if max(o.get("bytes_over_median") or 0, o.get("records_over_median") or 0,
+                                       o.get("written_over_median") or 0) > 2]
         first = [o for o in over if o.get("launched_after_first_s") is not None and o["launched_after_first_s"] < 0.5]
         t = sk.get("longest_task", {})
         lines += ["", f"Detect stages with a task over 4x the median: {len(over)}. The worst "
@@ -276,8 +277,8 @@ def markdown(result: dict) -> str:
                   f"its longest task read {t.get('records')} records, {t.get('bytes')} bytes (median task "
                   f"{t.get('median_records')}, {t.get('median_bytes')}; cached input counts batches as records), "
                   f"GC {t.get('gc_s')} s, started {t.get('launched_after_first_s')} s after the stage's first task. "
-                  f"Over all {len(over)}: {len(more)} longest tasks read over 2x the median task's bytes or "
-                  "records (data skew), "
+                  f"Over all {len(over)}: {len(more)} longest tasks read or wrote over 2x the median task's "
+                  "bytes or records (data skew), "
                   f"{len(first)} started in the stage's first 0.5 s."]
     q = r.get("quality")
     if q:

@@ -87,7 +87,16 @@ def _bytes(metrics: dict) -> float:
     return ((metrics.get("inputMetrics") or {}).get("bytesRead") or 0) + (read or 0)
 
 
-def longest_task(base: str, sid: int, attempt: dict, median_records: float, median_bytes: float = 0.0) -> dict:
+def _written(metrics: dict) -> float:
+    """Shuffle records a task wrote (a task summary's quantile or one task's
+    metrics): where its input is not counted (a checkpoint's files), the
+    output still shows a skewed partition."""
+    shuffle = metrics.get("shuffleWriteMetrics") or {}
+    return shuffle.get("writeRecords", shuffle.get("recordsWritten")) or 0
+
+
+def longest_task(base: str, sid: int, attempt: dict, median_records: float, median_bytes: float = 0.0,
+                 median_written: float = 0.0) -> dict:
     """Why a stage's longest task was long: how many records and bytes it read
     against the median task (data skew reads more; on cached input only the
     bytes compare, `_records`); its run time, GC, deserialisation,
@@ -105,6 +114,8 @@ def longest_task(base: str, sid: int, attempt: dict, median_records: float, medi
             "records_over_median": round(records / median_records, 2) if median_records else None,
             "bytes": read, "median_bytes": median_bytes,
             "bytes_over_median": round(read / median_bytes, 2) if median_bytes else None,
+            "written": _written(m), "median_written": median_written,
+            "written_over_median": round(_written(m) / median_written, 2) if median_written else None,
             # where its time went: running, of which GC; waiting for shuffle blocks; before it ran
             "duration_s": (task.get("duration") or 0) / 1000, "run_s": (m.get("executorRunTime") or 0) / 1000,
             "gc_s": (m.get("jvmGcTime") or 0) / 1000, "deserialize_s": (m.get("executorDeserializeTime") or 0) / 1000,
@@ -141,8 +152,9 @@ def group_stages(spark, group: str, min_task_s: float = 1.0) -> list[dict]:
             }
             if attempt["numTasks"] >= 4 and longest / 1000 >= min_task_s:
                 median = {k: {f: v[0] for f, v in (summary.get(k) or {}).items() if isinstance(v, list) and v}
-                          for k in ("inputMetrics", "shuffleReadMetrics")}
-                stage["longest_task"] = longest_task(base, sid, attempt, _records(median), _bytes(median))
+                          for k in ("inputMetrics", "shuffleReadMetrics", "shuffleWriteMetrics")}
+                stage["longest_task"] = longest_task(base, sid, attempt, _records(median), _bytes(median),
+                                                     _written(median))
             stages.append(stage)
     return stages
 
