@@ -225,7 +225,15 @@ def grouped_components(spark: SparkSession, edges: DataFrame, config: DetectConf
         spark.sparkContext.setJobDescription("components: large groups distributed")
         big = edges.join(large, "group", "left_semi").select("src", "dst").persist()
         vertices = big.select(F.col("src").alias("id")).union(big.select(F.col("dst").alias("id"))).distinct()
-        parts.append(connected_components(spark, vertices, big, config, distributed))
+        # into as many partitions as the in-memory part: AQE coalesces the
+        # rounds' last checkpoint and distinct to the default parallelism (2 in
+        # local mode), and at 1M each of those tasks then carried 4.17M rows
+        # into every stage that read the union (0.5M in the others); persisted,
+        # as the in-memory part is, since the union is read several times
+        spread = persisted(connected_components(spark, vertices, big, config, distributed).repartition(
+            int(spark.conf.get("spark.sql.shuffle.partitions")), "id"))
+        spread.count()  # eager, like the in-memory part, before `big` is released below
+        parts.append(spread)
     spark.sparkContext.setJobDescription(None)
     # both parts are computed now (counted, or checkpointed by the rounds): the
     # group sizes and the large groups' edges need not stay cached for the session

@@ -106,15 +106,18 @@ def template_carriers(candidates: DataFrame) -> DataFrame:
 
 
 def spread_carriers(carriers: DataFrame) -> DataFrame:
-    """`carriers` hashed on (shingle, page_key), into spark.sql.shuffle.partitions
-    partitions (an explicit number, which AQE does not coalesce), so that the
-    self-join's output is spread evenly: it streams the carriers past the
-    broadcast links and keeps their partitioning. Their distinct and the
-    class semi-join leave them partitioned by shingle alone, every carrier of
-    a shingle in one partition, so the self-join made each group's edges in
+    """`carriers` (or the candidates) hashed on (shingle, page_key), into
+    spark.sql.shuffle.partitions partitions (an explicit number, which AQE
+    does not coalesce), so that the self-join's output is spread evenly: it
+    streams the carriers past the broadcast links and keeps their
+    partitioning. The candidates' semi-join, their distinct and the class
+    semi-join leave them partitioned by shingle alone, every carrier of a
+    shingle in one partition, so the self-join made each group's edges in
     one task, the giant group's (the web-wide bar, 1.49M of 8.2M edges at
     100,000 pages) included; that task was 30-50x the median in every stage
-    that read the edges (docs/scaling.md, "The skew was the giant group")."""
+    that read the edges, and at 1M the persisted candidates' own partition
+    of the bar (1.19M pagelets) was 16x the median task that read them
+    (docs/scaling.md, "The skew was one group's edges in one task")."""
     n = int(carriers.sparkSession.conf.get("spark.sql.shuffle.partitions"))
     return carriers.repartition(n, "shingle", "page_key")
 
@@ -225,7 +228,8 @@ def global_template_pagelets(spark: SparkSession, pagelets: DataFrame, links: Da
                              config: DetectConfig = DetectConfig(), report: dict | None = None) -> DataFrame:
     """(page_key, ordinal, shingle, template_key) of every pagelet in a template
     (Fig. 5); `report` gets what connected components did."""
-    candidates = persisted(template_candidates(pagelets, template_shingles(pagelets)))
+    # spread: the carriers' distinct and the final join then reuse the partitioning
+    candidates = persisted(spread_carriers(template_candidates(pagelets, template_shingles(pagelets))))
     carriers = template_carriers(candidates)
     classes = None
     if config.merge_equal_carriers:
