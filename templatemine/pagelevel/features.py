@@ -121,10 +121,11 @@ def node_rows(root, pagelets, split: set[int], width: int = WRAP_WIDTH, arrays: 
     return dom_nodes(root, pagelet_of, split, text_runs, width, arrays)
 
 
-def page_nodes(html: str, k: int = 3, width: int = WRAP_WIDTH, arrays: bool = False):
+def page_nodes(html: str, k: int = 3, width: int = WRAP_WIDTH, arrays: bool = False, c_pagelets: bool = True):
     """An HTML page's nodes, parsed here: what `templatemine.html.page` computes
     for the NODES table (or, with `arrays`, a PageArrays for scoring a page
-    outside Spark)."""
+    outside Spark). With the compiled walk, `c_pagelets=False` takes the
+    pagelets from html/pagelets.py instead of C (`_walk.walk`, for the checks)."""
     from selectolax.lexbor import LexborHTMLParser
 
     from templatemine.html.pagelets import LINK_SELECTOR, link_counts, partition, split_elements, strip_invisible
@@ -136,7 +137,7 @@ def page_nodes(html: str, k: int = 3, width: int = WRAP_WIDTH, arrays: bool = Fa
         return PageArrays(np.zeros(0, np.int64), np.zeros((0, N_FEATURES)), np.zeros(0, np.int64), [],
                           np.zeros(0, np.int64)) if arrays else []
     links = root.css(LINK_SELECTOR)
-    if arrays and _compiled is not None:  # pagelets, split elements and nodes in C (pagelevel/_walk.pyx)
+    if arrays and c_pagelets and _compiled is not None:  # pagelets, split elements and nodes in C (_walk.pyx)
         return _node_matrix(*_compiled.page(root.mem_id, [link.mem_id for link in links], k, width))
     count, parent_of = link_counts(root, links, k)
     split = split_elements(count, parent_of, k)
@@ -409,19 +410,7 @@ def _setup_compiled():
 def _pagelets_then_walk(html: str, k: int = 3) -> PageArrays:
     """page_nodes(html, arrays=True) with html/pagelets.py's pagelets and the
     compiled walk (`_walk.walk` through node_rows), for the checks."""
-    from selectolax.lexbor import LexborHTMLParser
-
-    from templatemine.html.pagelets import LINK_SELECTOR, link_counts, partition, split_elements, strip_invisible
-
-    tree = LexborHTMLParser(html)
-    strip_invisible(tree)
-    root = tree.body or tree.root
-    if root is None:
-        return page_nodes(html, k, arrays=True)
-    count, parent_of = link_counts(root, root.css(LINK_SELECTOR), k)
-    split = split_elements(count, parent_of, k)
-    root_path = "/html/body" if root.tag == "body" else "/" + root.tag
-    return node_rows(root, partition(root, root_path, count, split), split, arrays=True)
+    return page_nodes(html, k, arrays=True, c_pagelets=False)
 
 
 def _same_arrays(a: PageArrays, b: PageArrays) -> bool:
