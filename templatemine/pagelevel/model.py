@@ -27,11 +27,13 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import asdict, dataclass, field
+from typing import Callable
 
 import numpy as np
 
 from templatemine.pagelevel.features import FEATURES
 from templatemine.pagelevel.isotonic import smooth
+from templatemine.warc.inputs import is_remote, local_path
 
 MODEL_JSON = "model.json"
 LATEST = "LATEST"  # in a model root: the name of the newest version directory
@@ -78,42 +80,89 @@ class PageModel:
             p = np.minimum(p / np.asarray(self.pu_k)[self.bands(np.asarray(n_tokens))], 1.0)
         return p
 
-    def save(self, directory: str) -> str:
-        os.makedirs(directory, exist_ok=True)
-        path = os.path.join(directory, MODEL_JSON)
-        tmp = path + ".tmp"
-        with open(tmp, "w", encoding="utf-8") as fh:
-            json.dump({"format": FORMAT, **asdict(self)}, fh, indent=1)
-        os.replace(tmp, path)
-        return path
+    def to_json(self) -> str:
+        return json.dumps({"format": FORMAT, **asdict(self)}, indent=1)
 
     @classmethod
-    def load(cls, directory: str) -> "PageModel":
-        path = directory if directory.endswith(".json") else os.path.join(directory, MODEL_JSON)
-        try:
-            with open(path, encoding="utf-8") as fh:
-                raw = json.load(fh)
-        except FileNotFoundError:
-            raise ValueError(f"no page-level model at {path} (train one with `templatemine train`)") from None
+    def from_json(cls, text: str, where: str) -> "PageModel":
+        raw = json.loads(text)
         if raw.pop("format", None) != FORMAT:
-            raise ValueError(f"{path}: not a format-{FORMAT} page-level model")
+            raise ValueError(f"{where}: not a format-{FORMAT} page-level model")
         model = cls(raw["version"], tuple(raw["features"]), tuple(raw["band_lower"]),
                     tuple(tuple(c) for c in raw["coefficients"]), tuple(raw["intercepts"]), tuple(raw["pu_k"]),
                     raw.get("trained_on", {}))
         model.check()
         return model
 
+    def save(self, directory: str, files: "ModelFiles | None" = None) -> str:
+        """DIRECTORY/model.json, written whole (a temporary file, then a rename)."""
+        files = files or LOCAL_FILES
+        path = files.join(directory, MODEL_JSON)
+        files.replace_text(path, self.to_json())
+        return path
 
-def load_model(path: str = "") -> PageModel:
+    @classmethod
+    def load(cls, directory: str, files: "ModelFiles | None" = None) -> "PageModel":
+        files = files or LOCAL_FILES
+        path = directory if directory.endswith(".json") else files.join(directory, MODEL_JSON)
+        text = files.read_text(path)
+        if text is None:
+            raise ValueError(f"no page-level model at {path} (train one with `templatemine train`)")
+        return cls.from_json(text, path)
+
+
+@dataclass(frozen=True)
+class ModelFiles:
+    """How a model root is read and written: local files here, or (train.py's
+    `hadoop_files`) Hadoop's FileSystem of a Spark session, for a model root on
+    hdfs://, s3a:// or any scheme the session can reach. This module stays
+    without pyspark: the Spark side passes its functions in."""
+
+    read_text: Callable[[str], str | None]  # None: no such file
+    replace_text: Callable[[str, str], None]  # the whole file at once
+
+    @staticmethod
+    def join(directory: str, name: str) -> str:
+        return directory.rstrip("/") + "/" + name
+
+
+def _read_local(path: str) -> str | None:
+    try:
+        with open(local_path(path), encoding="utf-8") as fh:
+            return fh.read()
+    except FileNotFoundError:
+        return None
+
+
+def _replace_local(path: str, text: str) -> None:
+    path = local_path(path)
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    with open(path + ".tmp", "w", encoding="utf-8") as fh:
+        fh.write(text)
+    os.replace(path + ".tmp", path)
+
+
+LOCAL_FILES = ModelFiles(_read_local, _replace_local)
+
+
+def load_model(path: str = "", files: ModelFiles | None = None) -> PageModel:
     """The model at PATH: a model root (its LATEST version), a version directory,
-    or a model.json; "" is the model shipped with the package."""
+    or a model.json; "" is the model shipped with the package. FILES reads a
+    PATH that is not on local disk (a Spark session's: train.hadoop_files)."""
     if not path:
         return PageModel.load(DEFAULT_MODEL)
-    latest = os.path.join(path, LATEST)
-    if os.path.exists(latest) and not os.path.exists(os.path.join(path, MODEL_JSON)):
-        with open(latest, encoding="utf-8") as fh:
-            path = os.path.join(path, fh.read().strip())
-    return PageModel.load(path)
+    if files is None:
+        if is_remote(path):
+            raise ValueError(f"page-level model {path}: a model on {path.split('://')[0]}:// is read through a "
+                             "Spark session (templatemine run / pagelevel); copy it to a local folder to score "
+                             "outside Spark")
+        files = LOCAL_FILES
+    path = path.rstrip("/")
+    if not path.endswith(".json") and files.read_text(files.join(path, MODEL_JSON)) is None:
+        latest = files.read_text(files.join(path, LATEST))
+        if latest is not None:
+            path = files.join(path, latest.strip())
+    return PageModel.load(path, files)
 
 
 @dataclass(frozen=True)

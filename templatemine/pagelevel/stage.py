@@ -16,8 +16,6 @@ from here and the other pages' from the site-level templates.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 import time
 from dataclasses import asdict
 from typing import Callable
@@ -31,8 +29,8 @@ from pyspark.sql.types import (ArrayType, BooleanType, FloatType, IntegerType, L
 
 from templatemine.config import PageLevelConfig
 from templatemine.pagelevel.model import PageModel, Scoring, judge_page, load_model, subtree_labels
+from templatemine.pagelevel.train import model_files
 from templatemine.tables.output import RunOutput, new_run_id, path_exists
-from templatemine.warc.inputs import is_remote, local_path
 
 PAGE_TEMPLATENESS = "page_templateness"
 SITE, PAGE, HYBRID, AUTO = "site", "page", "hybrid", "auto"
@@ -116,25 +114,23 @@ def model_from_run(spark: SparkSession, out: str, config: PageLevelConfig, has_m
                    progress: Callable[[str], None] = print) -> tuple[PageModel, dict]:
     """pagelevel.model = "run": the model trained on OUT's own site-level labels
     (train.train_page_model over OUT, its sites of >= train_min_site_pages
-    pages), saved under OUT/model/ when OUT is a local folder (else model.json
-    only, in a local temporary folder: the coefficients are in the manifest
-    too). The summary says what was trained, or why the shipped model
-    stands in: no site-level run, or a band without both labels (a crawl of
-    one-page sites has no templates to learn from)."""
+    pages), saved under OUT/model/ (local, hdfs://, s3a://). The summary says
+    what was trained, or why the shipped model stands in: no site-level run,
+    or a band without both labels (a crawl of one-page sites has no templates
+    to learn from)."""
     from templatemine.pagelevel.train import train_page_model
 
     shipped = load_model("")
     if not has_members:
         progress(f"pagelevel: no site-level run in {out} to train on: the shipped model {shipped.version}")
         return shipped, {"from_run": False, "reason": "no template_pagelets", "model": shipped.version}
-    local = not is_remote(out)
-    root = os.path.join(local_path(out), "model") if local else tempfile.mkdtemp(prefix="templatemine-model-")
+    root = f"{out}/model"
     try:
-        result = train_page_model(spark, [out], root, config, progress, save_mllib=local)
+        result = train_page_model(spark, [out], root, config, progress)
     except ValueError as e:  # a band with one label only
         progress(f"pagelevel: cannot train on {out} ({e}): the shipped model {shipped.version}")
         return shipped, {"from_run": False, "reason": str(e), "model": shipped.version}
-    model = load_model(result["path"])
+    model = load_model(result["path"], model_files(spark, root))
     return model, {"from_run": True, "path": result["path"], "bands": result["bands"], "seconds": result["seconds"],
                    "coefficients": model.coefficients, "intercepts": model.intercepts, "pu_k": model.pu_k}
 
@@ -161,7 +157,7 @@ def run_pagelevel(spark: SparkSession, out: str, config: PageLevelConfig = PageL
     if config.model == RUN_MODEL:
         model, trained = model_from_run(spark, out, config, has_members, progress)
     else:
-        model = load_model(config.model)
+        model = load_model(config.model, model_files(spark, config.model))
     modes = page_modes(pages, config)
     if members is None:
         modes = modes.withColumn("mode", F.lit(PAGE))  # no site-level run: every page on its own

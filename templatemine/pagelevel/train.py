@@ -22,8 +22,8 @@ from pyspark.sql.types import IntegerType, LongType, StructField, StructType
 
 from templatemine.config import PageLevelConfig
 from templatemine.pagelevel.features import FEATURES
-from templatemine.pagelevel.model import LATEST, PageModel, subtree_labels
-from templatemine.tables.output import path_exists
+from templatemine.pagelevel.model import LATEST, LOCAL_FILES, ModelFiles, PageModel, subtree_labels
+from templatemine.tables.output import path_exists, read_text, replace_text
 
 _LABEL_SCHEMA = StructType([StructField("page_key", LongType(), False), StructField("node", IntegerType(), False),
                             StructField("label", IntegerType(), False)])
@@ -97,8 +97,9 @@ def train_page_model(spark: SparkSession, outs: list[str], model_root: str, conf
                      progress=print, save_mllib: bool = True) -> dict:
     """Train, save MODEL_ROOT/<version>/ and point MODEL_ROOT/LATEST at it; the
     training summary (also in model.json's trained_on). MODEL_ROOT is a local
-    folder; `save_mllib` False skips MLlib's own copy of each band (written by
-    Spark jobs, which on a cluster would scatter a local path over the workers)."""
+    folder or any Hadoop path of the session (hdfs://, s3a://: `model_files`);
+    `save_mllib` False skips MLlib's own copy of each band (written by Spark
+    jobs, which on a cluster would scatter a local path over the workers)."""
     from pyspark.ml.classification import LogisticRegression
     from pyspark.ml.functions import array_to_vector, vector_to_array
 
@@ -122,7 +123,8 @@ def train_page_model(spark: SparkSession, outs: list[str], model_root: str, conf
         data = data.withColumn("weight", F.lit(1.0))
     data = data.persist()
     version = _version(outs, config)
-    target = os.path.join(model_root, version)
+    files = model_files(spark, model_root)
+    target = files.join(model_root, version)
     bands = []
     coefficients, intercepts, ks = [], [], []
     for i, lower in enumerate(lowers):
@@ -139,7 +141,7 @@ def train_page_model(spark: SparkSession, outs: list[str], model_root: str, conf
                                 maxIter=200, standardization=True, family="binomial")
         fitted = lr.fit(train)
         if save_mllib:
-            fitted.write().overwrite().save(os.path.join(target, f"band-{i}"))
+            fitted.write().overwrite().save(files.join(target, f"band-{i}"))
         scored = fitted.transform(held).select("label", vector_to_array("probability")[1].alias("p"))
         stats = scored.agg(
             F.avg(F.when(F.col("label") == 1, F.col("p"))).alias("k"),
@@ -169,8 +171,8 @@ def train_page_model(spark: SparkSession, outs: list[str], model_root: str, conf
                   "trained_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                   "seconds": round(time.time() - started, 1)}
     model = PageModel(version, FEATURES, lowers, tuple(coefficients), tuple(intercepts), tuple(ks), trained_on)
-    model.save(target)
-    _point_latest(model_root, version)
+    model.save(target, files)
+    files.replace_text(files.join(model_root, LATEST), version + "\n")
     progress(f"train: model {version} -> {target}")
     return {"version": version, "path": target, **trained_on}
 
@@ -182,8 +184,10 @@ def _version(outs: list[str], config: PageLevelConfig) -> str:
     return f"pagelevel-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}-{digest}"
 
 
-def _point_latest(model_root: str, version: str) -> None:
-    tmp = os.path.join(model_root, LATEST + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(version + "\n")
-    os.replace(tmp, os.path.join(model_root, LATEST))
+def model_files(spark: SparkSession, path: str) -> ModelFiles:
+    """How the model root PATH is read and written: plain files for a local
+    path, and through the session's Hadoop FileSystem for a URI (hdfs://,
+    s3a://, file://, any scheme the session can reach)."""
+    if "://" not in path:
+        return LOCAL_FILES
+    return ModelFiles(lambda p: read_text(spark, p), lambda p, text: replace_text(spark, p, text))

@@ -80,12 +80,7 @@ class _FS:
         return bool(self.fs.exists(self.Path(path)))
 
     def write_atomically(self, path: str, text: str) -> None:
-        tmp = f"{path}.tmp"
-        self.text.write_text(tmp, text)
-        if self.exists(path):
-            self.fs.delete(self.Path(path), False)
-        if not self.fs.rename(self.Path(tmp), self.Path(path)):
-            raise OSError(f"could not move {tmp} to {path}")
+        self.text.replace_text(path, text)
 
 
 def gather_report(spark: SparkSession, out: str, *, max_sites: int = 100, per_site: int = 3, max_pages: int = 60,

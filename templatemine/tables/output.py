@@ -30,6 +30,18 @@ def path_exists(spark: SparkSession, path: str) -> bool:
     return bool(p.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration()).exists(p))
 
 
+def read_text(spark: SparkSession, path: str) -> str | None:
+    """PATH's text (UTF-8) on whatever file system its scheme names; None if
+    there is no such file."""
+    return RunOutput(spark, path, "io").read_text(path)
+
+
+def replace_text(spark: SparkSession, path: str, text: str) -> None:
+    """Write PATH's text as a whole (RunOutput.replace_text), on whatever file
+    system its scheme names."""
+    RunOutput(spark, path, "io").replace_text(path, text)
+
+
 def new_run_id() -> str:
     return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ") + "-" + uuid.uuid4().hex[:8]
 
@@ -89,14 +101,21 @@ class RunOutput:
             self._record_stage(manifest)
         self.cleanup()
 
-    def _replace(self, name: str, document: dict) -> None:
-        """Write OUT/NAME as a whole: a temporary file, then a rename."""
+    def replace_text(self, path: str, text: str) -> None:
+        """Write PATH as a whole: a temporary file beside it, then a rename (a
+        reader sees the old text or the new, on HDFS and local disk; on S3A the
+        rename is a copy)."""
         fs, Path = self._fs, self._Path
-        target = Path(self.final(name))
-        self.write_text(self.final(name) + ".tmp", json.dumps(document, indent=2, sort_keys=False))
+        target = Path(path)
+        self.write_text(path + ".tmp", text)
         if fs.exists(target):
             fs.delete(target, False)
-        fs.rename(Path(self.final(name) + ".tmp"), target)
+        if not fs.rename(Path(path + ".tmp"), target):
+            raise OSError(f"could not move {path}.tmp to {path}")
+
+    def _replace(self, name: str, document: dict) -> None:
+        """Write OUT/NAME as a whole: a temporary file, then a rename."""
+        self.replace_text(self.final(name), json.dumps(document, indent=2, sort_keys=False))
 
     def _record_stage(self, manifest: dict) -> None:
         """OUT/manifest.json (the extract's) also lists every later stage's run

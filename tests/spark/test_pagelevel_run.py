@@ -13,7 +13,7 @@ from pyspark.sql import functions as F
 from templatemine.config import DetectConfig, ExtractConfig, PageLevelConfig
 from templatemine.pagelevel.model import judge_page, load_model
 from templatemine.pagelevel.stage import run_pagelevel
-from templatemine.pagelevel.train import node_labels, train_page_model
+from templatemine.pagelevel.train import model_files, node_labels, train_page_model
 from templatemine.tables.extract import run_extract
 from templatemine.templates.stage import run_clean, run_detect
 from templatemine.warc.inputs import expand_inputs
@@ -95,6 +95,24 @@ def test_training_labels_come_from_sites_with_several_pages(spark, trained):
     pages = spark.read.parquet(f"{out}/pages").count()
     sampled = labelled_nodes(spark, [out], max_pages=pages // 2).select("page_key").distinct().count()
     assert 0 < sampled < pages  # a sample of pages, by page hash
+
+
+def test_model_root_given_as_a_uri_goes_through_hadoop(spark, trained, tmp_path):
+    """A model root named by a URI (hdfs://, s3a://; here file://, the one
+    scheme a test has) is written and read through the session's Hadoop
+    FileSystem: train, LATEST, MLlib's copy, and the stage loading it."""
+    out, _, _ = trained
+    root = f"file://{tmp_path}/models"
+    config = PageLevelConfig(bands="0,5", holdout=0.3, pu_min_held_templates=1)
+    summary = train_page_model(spark, [out], root, config, progress=QUIET)
+    version = summary["version"]
+    assert summary["path"] == f"{root}/{version}"
+    assert (tmp_path / "models" / "LATEST").read_text() == version + "\n"
+    assert (tmp_path / "models" / version / "band-1" / "metadata").is_dir()  # MLlib's own copy
+    model = load_model(root, model_files(spark, root))
+    assert model.version == version and model == load_model(str(tmp_path / "models"))
+    judged = run_pagelevel(spark, out, PageLevelConfig(mode="page", model=root), progress=QUIET)
+    assert judged["model"] == version
 
 
 def test_pu_correction_needs_enough_held_out_templates(spark, trained, tmp_path):

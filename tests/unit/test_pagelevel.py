@@ -8,7 +8,7 @@ import pytest
 
 from templatemine.html.page import PageParser
 from templatemine.pagelevel.features import FEATURES, page_nodes
-from templatemine.pagelevel.model import PageModel, Scoring, judge_page, load_model, subtree_labels
+from templatemine.pagelevel.model import ModelFiles, PageModel, Scoring, judge_page, load_model, subtree_labels
 from tests.warcgen import ARTICLE, blog_site, site_page, small_site
 
 
@@ -122,6 +122,23 @@ def test_model_file_round_trip_and_checks(tmp_path):
         load_model(str(tmp_path / "v2"))
     with pytest.raises(ValueError, match="no page-level model"):
         load_model(str(tmp_path / "missing"))
+
+
+def test_model_files_other_than_local_disk():
+    """A model root on another file system (train.model_files: Hadoop's, through
+    a Spark session) is read and written only through the functions passed in."""
+    store: dict[str, str] = {}
+    files = ModelFiles(store.get, store.__setitem__)
+    m = PageModel("v1", FEATURES, (0,), (tuple([0.5] * len(FEATURES)),), (0.1,), (0.8,))
+    assert m.save("hdfs://nn/models/v1/", files) == "hdfs://nn/models/v1/model.json"
+    files.replace_text("hdfs://nn/models/LATEST", "v1\n")
+    assert set(store) == {"hdfs://nn/models/v1/model.json", "hdfs://nn/models/LATEST"}
+    for where in ("hdfs://nn/models", "hdfs://nn/models/", "hdfs://nn/models/v1", "hdfs://nn/models/v1/model.json"):
+        assert load_model(where, files) == m
+    with pytest.raises(ValueError, match="no page-level model at hdfs://nn/other/model.json"):
+        load_model("hdfs://nn/other", files)
+    with pytest.raises(ValueError, match="through a Spark session"):  # no files given: not opened as a local path
+        load_model("s3a://bucket/models")
 
 
 def test_pu_correction_and_bands():
