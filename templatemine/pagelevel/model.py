@@ -113,9 +113,9 @@ class PageModel:
 
 @dataclass(frozen=True)
 class ModelFiles:
-    """How a model root is read and written: local files here, or (train.py's
-    `hadoop_files`) Hadoop's FileSystem of a Spark session, for a model root on
-    hdfs://, s3a:// or any scheme the session can reach. This module stays
+    """How a model root is read and written: local files here (LOCAL_FILES), or
+    Hadoop's FileSystem of a Spark session (train.model_files) for a model root
+    on hdfs://, s3a:// or any scheme the session can reach. This module stays
     without pyspark: the Spark side passes its functions in."""
 
     read_text: Callable[[str], str | None]  # None: no such file
@@ -148,7 +148,7 @@ LOCAL_FILES = ModelFiles(_read_local, _replace_local)
 def load_model(path: str = "", files: ModelFiles | None = None) -> PageModel:
     """The model at PATH: a model root (its LATEST version), a version directory,
     or a model.json; "" is the model shipped with the package. FILES reads a
-    PATH that is not on local disk (a Spark session's: train.hadoop_files)."""
+    PATH that is not on local disk (a Spark session's: train.model_files)."""
     if not path:
         return PageModel.load(DEFAULT_MODEL)
     if files is None:
