@@ -3,7 +3,8 @@
 Each site's pages.warc.gz (../shared/corpora/sites) is split in two by a hash
 of the record's target URI (all records of a URL stay together), giving 18
 files. Night 1 ingests the first halves, night 2 the second; a plain `run`
-(extract, detect, clean) takes all 18 files at once. Printed: per night its
+(extract, detect, the page-level model, clean, with `run`'s default
+pagelevel.mode auto, as the nights) takes all 18 files at once. Printed: per night its
 counts and times, then how the final night's templates, template membership
 and clean text compare with the one run's, and both scored on the gold.
 
@@ -59,6 +60,7 @@ def main() -> int:
     from templatemine.html.urls import normalize_url
     from templatemine.nightly.night import run_night
     from templatemine.nightly.state import State
+    from templatemine.pagelevel.stage import run_pagelevel
     from templatemine.spark import DELTA_CONF, get_session
     from templatemine.tables.extract import run_extract
     from templatemine.templates.stage import run_clean, run_detect
@@ -80,8 +82,10 @@ def main() -> int:
     for i, files in enumerate(halves, 1):
         nights.append(run_night(spark, state, expand_inputs(files), LOCAL, quiet))
         n = nights[-1]
+        judged = ", ".join(f"{m['pages']} {mode}" for mode, m in sorted(n.get("pagelevel", {}).get("modes", {}).items()))
         print(f"night {i} ({n['night']}): {n['files']} files, {n['records']} records, {n['pages_won']} pages new, "
               f"{n['touched_sites']} sites touched, {n['snapshot_pages']} pages re-detected ({n['detect_mode']}), "
+              f"judged: {judged or 'site level'}, "
               f"{n['templates']} templates, {n['timings']['total_s']} s (extract {n['timings']['extract_s']}, "
               f"merge {n['timings']['merge_s']}, detect+clean {n['timings']['detect_clean_s']}, "
               f"templates {n['timings']['templates_s']})")
@@ -89,6 +93,7 @@ def main() -> int:
     t = time.time()
     run_extract(spark, expand_inputs(halves[0] + halves[1]), one, LOCAL.extract, quiet)
     detected = run_detect(spark, one, LOCAL.detect, quiet)
+    run_pagelevel(spark, one, LOCAL.pagelevel, quiet)  # as `run` and the nights do (pagelevel.mode auto)
     run_clean(spark, one, quiet, LOCAL.clean)
     print(f"one run over all 18 files: {detected['rows']['templates']} templates ({detected['mode']}), "
           f"{time.time() - t:.1f} s")

@@ -6,7 +6,10 @@
          than what we hold marks the page removed (kept, with removed_at);
          links and pagelets follow their page's winning capture
       -> a snapshot of the sites the night touched (their live pages, links,
-         pagelets) -> detect and clean, the same stages as `run`
+         pagelets, nodes) -> detect, the page-level model, clean: the same
+         stages as `run`, the same pagelevel.mode (auto: a site with fewer
+         than pagelevel.min_site_pages live pages in the state is judged page
+         by page, issue 4's case of new and small sites)
       -> MERGE the touched sites' templates into the state
       -> publish STATE/nights/<night>/ and append the night's row (the commit)
 
@@ -32,8 +35,8 @@ from pyspark.sql import functions as F
 
 from templatemine import schema as S
 from templatemine.config import Config
-from templatemine.nightly.state import (LINKS, NIGHTS, PAGELETS, PAGES, RECORDS, STATE_PAGES_SCHEMA, STATE_TABLES,
-                                        TEMPLATE_PAGELETS, TEMPLATES, State, delta_ready)
+from templatemine.nightly.state import (LINKS, NIGHTS, NODES, PAGELETS, PAGES, RECORDS, STATE_PAGES_SCHEMA,
+                                        STATE_TABLES, TEMPLATE_PAGELETS, TEMPLATES, State, delta_ready)
 from templatemine.tables.output import MANIFEST, RunOutput
 from templatemine.warc.inputs import InputFile
 
@@ -62,6 +65,7 @@ def run_night(spark: SparkSession, state_root: str, files: list[InputFile], conf
               progress: Callable[[str], None] = print) -> dict:
     """Ingest the files no committed night has ingested; returns the night's summary
     (`{"night": None, ...}` when there is nothing new)."""
+    from templatemine.pagelevel.stage import SITE, run_pagelevel
     from templatemine.tables.extract import run_extract
     from templatemine.templates.stage import run_clean, run_detect
 
@@ -90,16 +94,17 @@ def run_night(spark: SparkSession, state_root: str, files: list[InputFile], conf
 
     try:
         t = time.time()
-        # the state keeps no nodes table (nights are judged site-level): don't compute one
-        extracted = run_extract(spark, new, f"{work}/extract", replace(config.extract, nodes=False), progress)
+        judge = config.pagelevel.mode != SITE  # nodes only for the page-level model
+        extracted = run_extract(spark, new, f"{work}/extract", replace(config.extract, nodes=judge), progress)
         t = lap("extract_s", t)
         _crash_point("extracted")
-        changes = _merge_captures(state, night, f"{work}/extract", work, progress)
+        changes = _merge_captures(state, night, f"{work}/extract", work, progress, judge)
         t = lap("merge_s", t)
         touched = spark.read.parquet(changes.pop("touched_sites_path"))
-        snapshot = _snapshot(state, touched, changes["touched_sites"], f"{work}/run", extracted, night)
+        snapshot = _snapshot(state, touched, changes["touched_sites"], f"{work}/run", extracted, night, judge)
         _crash_point("merged")
         detected = run_detect(spark, f"{work}/run", config.detect, progress)
+        judged = run_pagelevel(spark, f"{work}/run", config.pagelevel, progress)  # None in site mode
         cleaned = run_clean(spark, f"{work}/run", progress, config.clean)
         if config.clean.report:
             from templatemine.report import write_report
@@ -112,13 +117,14 @@ def run_night(spark: SparkSession, state_root: str, files: list[InputFile], conf
         output = state.night_output(night)
         _publish(spark, f"{work}/run", output)
         _crash_point("published")
-        versions = {name: state.version(name) for name in STATE_TABLES}
+        versions = {name: state.version(name) for name in STATE_TABLES if state.exists(name)}
         summary = {
             "night": night, "seq": seq, "files": len(new), "files_already_ingested": len(files) - len(new),
             "records": extracted["records"]["read"], "records_by_outcome": extracted["records"]["by_outcome"],
             "malformed_sample": extracted["malformed_sample"],
             **changes, "snapshot_pages": snapshot,
             "templates": detected["rows"][TEMPLATES], "detect_mode": detected["mode"],
+            **({"pagelevel": {"model": judged["model"], "modes": judged["modes"]}} if judged else {}),
             "clean_pages": cleaned["rows"]["clean_pages"],
             "mean_template_token_fraction": cleaned["mean_template_token_fraction"],
             "state_changes": templates, "output": output,
@@ -136,9 +142,10 @@ def run_night(spark: SparkSession, state_root: str, files: list[InputFile], conf
     return summary
 
 
-def _merge_captures(state: State, night: str, extract_out: str, work: str, progress) -> dict:
-    """The night's records, pages, links and pagelets into the state; which pages
-    won, which were removed, which sites the night touched."""
+def _merge_captures(state: State, night: str, extract_out: str, work: str, progress, nodes: bool) -> dict:
+    """The night's records, pages, links, pagelets (and with NODES, the nodes)
+    into the state; which pages won, which were removed, which sites the night
+    touched."""
     spark = state.spark
     records = spark.read.parquet(f"{extract_out}/{S.RECORDS}")
     pages = spark.read.parquet(f"{extract_out}/{S.PAGES}")
@@ -181,6 +188,12 @@ def _merge_captures(state: State, night: str, extract_out: str, work: str, progr
     pagelets = spark.read.parquet(f"{extract_out}/{S.PAGELETS}").join(winners, "page_key", "left_semi")
     metrics[PAGELETS] = state.replace_groups(PAGELETS, pagelets, winners, "page_key", ["page_key", "ordinal"],
                                              f"{work}/merge-pagelets")
+    if nodes or state.exists(NODES):  # a site-mode night drops a new capture's old nodes: none are stale
+        state.create_if_missing(NODES, S.NODES_SCHEMA)
+        new_nodes = (spark.read.parquet(f"{extract_out}/{S.NODES}").join(winners, "page_key", "left_semi") if nodes
+                     else spark.createDataFrame([], S.NODES_SCHEMA))
+        metrics[NODES] = state.replace_groups(NODES, new_nodes, winners, "page_key", ["page_key", "node"],
+                                              f"{work}/merge-nodes")
     # the touched sites stay in Spark (a night of a big crawl touches millions): written once, read back
     touched_path = f"{work}/touched-sites"
     state.latest(PAGES).join(winners.unionByName(removed.select("page_key")), "page_key", "left_semi").select(
@@ -194,9 +207,12 @@ def _merge_captures(state: State, night: str, extract_out: str, work: str, progr
     return {**counts, "merge_metrics": metrics, "touched_sites_path": touched_path}
 
 
-def _snapshot(state: State, touched: DataFrame, n_sites: int, out: str, extracted: dict, night: str) -> int:
-    """The touched sites' live pages, links and pagelets as a run folder, which
-    detect and clean (templates/stage.py) work on as they do after extract.
+def _snapshot(state: State, touched: DataFrame, n_sites: int, out: str, extracted: dict, night: str,
+              nodes: bool) -> int:
+    """The touched sites' live pages, links and pagelets (and with NODES, their
+    nodes) as a run folder, which detect, the page-level model and clean work on
+    as they do after extract. A page with no nodes in the state (ingested by a
+    site-mode night) is cleaned at site level.
 
     Near-duplicates (`dup_of`) are marked again over the snapshot: each night's
     extract marked them among its own pages only, and the evidence filter's
@@ -213,6 +229,8 @@ def _snapshot(state: State, touched: DataFrame, n_sites: int, out: str, extracte
     state.latest(LINKS).join(keys.withColumnRenamed("page_key", "src_page_key"), "src_page_key", "left_semi") \
         .write.mode("overwrite").parquet(f"{out}/{S.LINKS}")
     state.latest(PAGELETS).join(keys, "page_key", "left_semi").write.mode("overwrite").parquet(f"{out}/{S.PAGELETS}")
+    if nodes:
+        state.latest(NODES).join(keys, "page_key", "left_semi").write.mode("overwrite").parquet(f"{out}/{S.NODES}")
     n_pages = keys.count()
     manifest = {**extracted, "out": out, "night": night, "snapshot": {"sites": n_sites, "pages": n_pages},
                 "note": "pages/links/pagelets are the touched sites' state; records and counts are the night's"}

@@ -3,6 +3,7 @@
     STATE/tables/records             every input record of every night (accounting)
     STATE/tables/pages               newest capture per URL; removed pages kept, with removed_at
     STATE/tables/links, pagelets     of each page's newest capture
+    STATE/tables/nodes               the same, for the page-level model (nights not in pagelevel.mode=site)
     STATE/tables/templates, template_pagelets
     STATE/tables/nights              one row per committed night: its WARC files, counts,
                                      and the version of every table above after it
@@ -29,10 +30,11 @@ from pyspark.sql import types as T
 
 from templatemine import schema as S
 
-RECORDS, PAGES, LINKS, PAGELETS = S.RECORDS, S.PAGES, S.LINKS, S.PAGELETS
+RECORDS, PAGES, LINKS, PAGELETS, NODES = S.RECORDS, S.PAGES, S.LINKS, S.PAGELETS, S.NODES
 TEMPLATES, TEMPLATE_PAGELETS = "templates", "template_pagelets"
 NIGHTS = "nights"
-STATE_TABLES = (RECORDS, PAGES, LINKS, PAGELETS, TEMPLATES, TEMPLATE_PAGELETS)
+# NODES only once a night has judged pages with the page-level model (pagelevel.mode other than site)
+STATE_TABLES = (RECORDS, PAGES, LINKS, PAGELETS, NODES, TEMPLATES, TEMPLATE_PAGELETS)
 
 # the state's PAGES: the run's columns, plus when the URL answered 404/410 and which night last changed it
 STATE_PAGES_SCHEMA = T.StructType([*S.PAGES_SCHEMA.fields,

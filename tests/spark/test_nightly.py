@@ -23,7 +23,7 @@ from tests.warcgen import blog_site, site_page, two_template_site, write_warc
 
 pytestmark = pytest.mark.skipif(not delta_jars_present(), reason="Delta jars not fetched (scripts/bootstrap)")
 
-TABLES = ("records", "pages", "links", "pagelets", "templates", "template_pagelets")
+TABLES = ("records", "pages", "links", "pagelets", "nodes", "templates", "template_pagelets")
 
 
 @pytest.fixture(scope="module")
@@ -81,6 +81,57 @@ def test_night_merges_newest_capture_and_tracks_removals(spark, run_a, nights):
     live = pages.where(F.col("removed_at").isNull())
     assert clean.count() == live.count() == two["snapshot_pages"]
     assert clean.where(F.col("url") == "https://blog.example.org/").count() == 0
+
+
+def test_nights_judge_small_sites_with_the_page_level_model(spark, run_a):
+    """pagelevel.mode auto (the default): the state keeps every page's nodes,
+    of its newest capture, and each night judges the touched sites that have
+    fewer than pagelevel.min_site_pages live pages page by page, the others
+    in hybrid mode."""
+    from pyspark.sql import functions as F
+
+    from templatemine.nightly.state import State
+
+    state, _, two = run_a
+    st = State(spark, state)
+    pages, nodes = st.read_table("pages"), st.read_table("nodes")
+    assert {r["page_key"] for r in nodes.select("page_key").distinct().collect()} == {
+        r["page_key"] for r in pages.select("page_key").collect()}
+    home = pages.where(F.col("url") == "https://two.example.org/").first()["page_key"]
+    home_text = " ".join(r["text"] for r in nodes.where(F.col("page_key") == home).collect())
+    assert "captured again on the second night" in home_text  # night 2's capture's nodes replaced night 1's
+    clean = spark.read.parquet(f"{two['output']}/clean_pages")
+    live = pages.where(F.col("removed_at").isNull()).groupBy("site").count()
+    expected = {r["site"]: "hybrid" if r["count"] >= TEST.pagelevel.min_site_pages else "page" for r in live.collect()}
+    got = {r["site"]: r["modes"] for r in clean.groupBy("site").agg(F.collect_set("mode").alias("modes")).collect()}
+    assert got == {site: [mode] for site, mode in expected.items()}  # every live page judged, by its site's size
+    assert sum(m["pages"] for m in two["pagelevel"]["modes"].values()) == two["snapshot_pages"]
+
+
+def test_site_mode_night_keeps_no_stale_nodes(spark, nights, tmp_path):
+    """A night in pagelevel.mode=site after a page-level one: the pages it
+    re-captures lose their old nodes (else a later page-level night would judge
+    the old capture), and it cleans at site level."""
+    from dataclasses import replace
+
+    from pyspark.sql import functions as F
+
+    from templatemine.nightly.night import run_night
+    from templatemine.nightly.state import State
+
+    state = str(tmp_path / "state-site")
+    _night(spark, state, nights[:1])
+    site_mode = replace(TEST, pagelevel=replace(TEST.pagelevel, mode="site"))
+    two = run_night(spark, state, expand_inputs(list(nights)), site_mode, progress=lambda _m: None)
+    st = State(spark, state)
+    pages = st.read_table("pages")
+    winners = pages.where((F.col("night") == two["night"]) & F.col("removed_at").isNull()).select("page_key")
+    assert winners.count() == two["pages_won"] > 0
+    with_nodes = st.read_table("nodes").select("page_key").distinct()
+    assert with_nodes.join(winners, "page_key", "left_semi").count() == 0
+    assert with_nodes.count() > 0  # night 1's pages that night 2 did not touch keep theirs
+    clean = spark.read.parquet(f"{two['output']}/clean_pages")
+    assert {r["mode"] for r in clean.select("mode").distinct().collect()} == {"site"} and "pagelevel" not in two
 
 
 def test_same_night_twice_changes_nothing(spark, run_a, nights):
