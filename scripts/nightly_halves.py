@@ -87,7 +87,7 @@ def main() -> int:
               f"{n['touched_sites']} sites touched, {n['snapshot_pages']} pages re-detected ({n['detect_mode']}), "
               f"judged: {judged or 'site level'}, "
               f"{n['templates']} templates, {n['timings']['total_s']} s (extract {n['timings']['extract_s']}, "
-              f"merge {n['timings']['merge_s']}, detect+clean {n['timings']['detect_clean_s']}, "
+              f"merge {n['timings']['merge_s']}, detect+judge+clean {n['timings']['detect_clean_s']}, "
               f"templates {n['timings']['templates_s']})")
     one = os.path.join(args.work, "one-run")
     t = time.time()

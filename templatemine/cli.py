@@ -397,7 +397,8 @@ def _nightly(spark, args, config, files, progress) -> int:
         f"{summary['touched_sites']} ({summary['snapshot_pages']} live pages re-detected)",
         f"  templates {summary['templates']} ({summary['detect_mode']}), clean pages {summary['clean_pages']}, "
         f"mean template token fraction {summary['mean_template_token_fraction']:.3f}",
-        f"  time: extract {t['extract_s']}s, merge {t['merge_s']}s, detect+clean {t['detect_clean_s']}s, "
+        *(pagelevel_lines(summary["pagelevel"]) if "pagelevel" in summary else []),
+        f"  time: extract {t['extract_s']}s, merge {t['merge_s']}s, detect+judge+clean {t['detect_clean_s']}s, "
         f"templates {t['templates_s']}s, total {t['total_s']}s",
         f"  output: {summary['output']}   history: templatemine nightly --state {args.state} --history",
     ], summary)
