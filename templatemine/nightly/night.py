@@ -233,7 +233,7 @@ def _snapshot(state: State, touched: DataFrame, n_sites: int, out: str, extracte
         state.latest(NODES).join(keys, "page_key", "left_semi").write.mode("overwrite").parquet(f"{out}/{S.NODES}")
     n_pages = keys.count()
     manifest = {**extracted, "out": out, "night": night, "snapshot": {"sites": n_sites, "pages": n_pages},
-                "note": "pages/links/pagelets are the touched sites' state; records and counts are the night's"}
+                "note": "pages/links/pagelets/nodes are the touched sites' state; records and counts are the night's"}
     RunOutput(spark, out, night).write_text(f"{out}/{MANIFEST}", json.dumps(manifest, indent=2, default=str))
     return n_pages
 
