@@ -141,7 +141,7 @@ def main() -> int:
             d = same(c, p)
             d = d and "page(): " + d
             if not d:
-                d = same(F._pagelets_then_walk(html), p)
+                d = same(F.page_nodes(html, arrays=True, c_pagelets=False), p)
                 d = d and "walk(): " + d
             if not d and head is not None:
                 d = same(p, head.page_nodes(html, arrays=True))

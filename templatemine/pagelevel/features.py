@@ -398,19 +398,13 @@ def _setup_compiled():
         _compiled = _walk
         if not _same_arrays(want, page_nodes(_walk.PROBE_HTML, arrays=True)):
             raise RuntimeError("_walk.page's output differs from the Python walk's on the probe page")
-        if not _same_arrays(want, _pagelets_then_walk(_walk.PROBE_HTML)):
+        if not _same_arrays(want, page_nodes(_walk.PROBE_HTML, arrays=True, c_pagelets=False)):
             raise RuntimeError("_walk.walk's output differs from the Python walk's on the probe page")
     except Exception as e:  # a selectolax / Lexbor whose layout differs: keep the Python walk
         return None, f"disabled: {type(e).__name__}: {e}"
     finally:
         _compiled = before
     return _walk, ""
-
-
-def _pagelets_then_walk(html: str, k: int = 3) -> PageArrays:
-    """page_nodes(html, arrays=True) with html/pagelets.py's pagelets and the
-    compiled walk (`_walk.walk` through node_rows), for the checks."""
-    return page_nodes(html, k, arrays=True, c_pagelets=False)
 
 
 def _same_arrays(a: PageArrays, b: PageArrays) -> bool:
