@@ -158,11 +158,14 @@ def load_model(path: str = "", files: ModelFiles | None = None) -> PageModel:
                              "outside Spark")
         files = LOCAL_FILES
     path = path.rstrip("/")
-    if not path.endswith(".json") and files.read_text(files.join(path, MODEL_JSON)) is None:
-        latest = files.read_text(files.join(path, LATEST))
-        if latest is not None:
-            path = files.join(path, latest.strip())
-    return PageModel.load(path, files)
+    if path.endswith(".json"):
+        return PageModel.load(path, files)
+    here = files.join(path, MODEL_JSON)
+    text = files.read_text(here)  # read once: on a Hadoop file system each read is a round trip
+    if text is not None:
+        return PageModel.from_json(text, here)
+    latest = files.read_text(files.join(path, LATEST))
+    return PageModel.load(path if latest is None else files.join(path, latest.strip()), files)
 
 
 @dataclass(frozen=True)
