@@ -191,6 +191,7 @@ def grouped_components(spark: SparkSession, edges: DataFrame, config: DetectConf
     report = {} if report is None else report
     started = time.time()
     limit = config.cc_in_memory_max_edges
+    partitions = int(spark.conf.get("spark.sql.shuffle.partitions"))
     spark.sparkContext.setJobDescription("components: edges per shingle group")
     sizes = edges.groupBy("group").agg(F.count("*").alias("n_edges")).persist()
     large = sizes.where(F.col("n_edges") > limit).select("group")
@@ -207,12 +208,11 @@ def grouped_components(spark: SparkSession, edges: DataFrame, config: DetectConf
     large = F.broadcast(large) if stats["large_groups"] <= 100_000 else large
     parts = []
     if stats["small_edges"]:
-        buckets = int(spark.conf.get("spark.sql.shuffle.partitions"))
         small = edges.join(large, "group", "left_anti") if stats["large_groups"] else edges
         # hash-partitioned by group: every group whole in one partition, and
         # partitions even (a groupBy on a few bucket numbers was not: their
         # hashes collide, measured 116x the median task at 100,000 pages)
-        solved = small.select("group", "src", "dst").repartition(buckets, "group").mapInPandas(
+        solved = small.select("group", "src", "dst").repartition(partitions, "group").mapInPandas(
             _partition_components, "id long, component long")
         solved = persisted(solved)
         # eager and on its own, like the distributed rounds: `seconds` is the
@@ -231,7 +231,7 @@ def grouped_components(spark: SparkSession, edges: DataFrame, config: DetectConf
         # into every stage that read the union (0.5M in the others); persisted,
         # as the in-memory part is, since the union is read several times
         spread = persisted(connected_components(spark, vertices, big, config, distributed).repartition(
-            int(spark.conf.get("spark.sql.shuffle.partitions")), "id"))
+            partitions, "id"))
         spread.count()  # eager, like the in-memory part, before `big` is released below
         parts.append(spread)
     spark.sparkContext.setJobDescription(None)
