@@ -166,6 +166,11 @@ class PageLevelConfig:
     """A node is template when its smoothed templateness is at least this."""
     pu: bool = True
     """Correct the site-level labels' false negatives (Elkan & Noto; pagelevel/model.py)."""
+    unlikely: bool = True
+    """Page and hybrid modes: remove the subtrees of unlikely candidates (class, id or
+    role words of comment threads, "related" boxes, share bars: Readability's rule,
+    pagelevel/features.py UNLIKELY_CANDIDATES), per-page boilerplate the site-level
+    labels never call template; measured in docs/pagelevel.md."""
     pu_min_held_templates: int = 100
     """train: a band's k is the mean score of its held-out template nodes; with fewer
     of them than this it is not estimated and the band is left uncorrected (k = 1).
@@ -196,7 +201,7 @@ class PageLevelConfig:
     def scoring(self):
         from templatemine.pagelevel.model import Scoring
 
-        return Scoring(self.smoothing, self.smooth, self.grid, self.threshold, self.pu)
+        return Scoring(self.smoothing, self.smooth, self.grid, self.threshold, self.pu, self.unlikely)
 
 
 @dataclass(frozen=True)

@@ -65,6 +65,7 @@ NODE_FIELDS = _struct(
     ("text", StringType(), False),  # own text: not in any child node
     ("n_tokens", IntegerType(), False),  # tokens in the subtree
     ("features", ArrayType(FloatType(), containsNull=False), False),  # pagelevel.features.FEATURES order
+    ("unlikely", BooleanType(), False),  # in an unlikely candidate's subtree (features.UNLIKELY_CANDIDATES)
 )
 
 _RECORD_COLUMNS = (

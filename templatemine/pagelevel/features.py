@@ -73,6 +73,25 @@ CUE_WORDS = {
     "meta": ("byline", "author", "date", "time", "meta", "tag", "tags", "category", "caption", "credit", "dateline"),
 }
 _CUE_OF = {w: i for i, group in enumerate(CUE_WORDS.values()) for w in group}
+
+# Per-page boilerplate that Definition 4 never calls template (comment threads,
+# "related stories", share bars: the seed's false negatives, which a model trained
+# on site-level labels learns as content) is marked by the page's authors in the
+# class and id words of its box. Mozilla Readability's rule for such boxes, taken
+# as it is (Readability.js, REGEXPS.unlikelyCandidates, okMaybeItsACandidate and
+# UNLIKELY_ROLES; Apache 2.0): a class or id matching UNLIKELY_CANDIDATES and not
+# OK_MAYBE_CANDIDATE, or a role among UNLIKELY_ROLES, marks an unlikely candidate,
+# never <body> nor an element inside a table (Readability's exceptions). One
+# change: headings are never candidates (their class words name what they head:
+# rustdoc's h3.code-header, Doxygen's h2.groupheader, measured in docs/pagelevel.md).
+UNLIKELY_CANDIDATES = re.compile(
+    r"-ad-|ai2html|banner|breadcrumbs|combx|comment|community|cover-wrap|disqus|extra|footer|gdpr|header|legends|"
+    r"menu|related|remark|replies|rss|shoutbox|sidebar|skyscraper|social|sponsor|supplemental|ad-break|agegate|"
+    r"pagination|pager|popup|yom-remote")
+OK_MAYBE_CANDIDATE = re.compile(r"and|article|body|column|content|main|shadow")
+UNLIKELY_ROLES = frozenset({"menu", "menubar", "complementary", "navigation", "alert", "alertdialog", "dialog"})
+# bits of a value beyond CUE_WORDS' (not features: the model never sees them)
+UNLIKELY_BIT, MAYBE_BIT, ROLE_BIT = len(CUE_WORDS), len(CUE_WORDS) + 1, len(CUE_WORDS) + 2
 _SPLIT = re.compile(r"[^a-z]+")
 _SENTENCE_END = re.compile(r"[.!?](?:\s|$)")
 HEADINGS = frozenset("h1 h2 h3 h4 h5 h6".split())
@@ -107,6 +126,7 @@ class DomNode(NamedTuple):
     text: str  # own text
     n_tokens: int  # tokens in the subtree
     features: list[float]
+    unlikely: bool  # in the subtree of an unlikely candidate (Readability's rule, UNLIKELY_CANDIDATES)
 
 
 def node_rows(root, pagelets, split: set[int], width: int = WRAP_WIDTH, arrays: bool = False):
@@ -135,7 +155,7 @@ def page_nodes(html: str, k: int = 3, width: int = WRAP_WIDTH, arrays: bool = Fa
     root = tree.body or tree.root
     if root is None:
         return PageArrays(np.zeros(0, np.int64), np.zeros((0, N_FEATURES)), np.zeros(0, np.int64), [],
-                          np.zeros(0, np.int64)) if arrays else []
+                          np.zeros(0, np.int64), np.zeros(0, bool)) if arrays else []
     links = root.css(LINK_SELECTOR)
     if arrays and c_pagelets and _compiled is not None:  # pagelets, split elements and nodes in C (_walk.pyx)
         return _node_matrix(*_compiled.page(root.mem_id, [link.mem_id for link in links], k, width))
@@ -162,10 +182,17 @@ def _value_bits(value: str) -> int:
     bits = _VALUE_BITS.get(value)
     if bits is None:
         bits = 0
-        for word in _SPLIT.split(value.lower()):
+        low = value.lower()
+        for word in _SPLIT.split(low):
             i = _CUE_OF.get(word)
             if i is not None:
                 bits |= 1 << i
+        if UNLIKELY_CANDIDATES.search(low):
+            bits |= 1 << UNLIKELY_BIT
+        if OK_MAYBE_CANDIDATE.search(low):
+            bits |= 1 << MAYBE_BIT
+        if low.strip() in UNLIKELY_ROLES:
+            bits |= 1 << ROLE_BIT
         if len(_VALUE_BITS) < 100_000:  # bounded: unique ids would grow it without end
             _VALUE_BITS[value] = bits
     return bits
@@ -288,6 +315,7 @@ class PageArrays(NamedTuple):
     n_tokens: np.ndarray  # int64, subtree tokens
     texts: list[str]  # own text
     keep: np.ndarray  # index into the walk's nodes
+    unlikely: np.ndarray  # bool: in the subtree of an unlikely candidate
 
 
 def _features(accs: list[_Acc], width: int) -> list[DomNode]:
@@ -301,7 +329,7 @@ def _features(accs: list[_Acc], width: int) -> list[DomNode]:
         acc = accs[i]
         text = a.texts[new]
         out.append(DomNode(new, parent[new], acc.depth, acc.label, acc.pagelet, acc.own_pagelets if text else [],
-                           text, t_int[new], rows[new]))
+                           text, t_int[new], rows[new], bool(a.unlikely[new])))
     return out
 
 
@@ -355,6 +383,7 @@ def _node_matrix(parent: np.ndarray, depth: np.ndarray, own: np.ndarray, texts: 
     sent = sentences[keep]
     own_tok = own[keep, 0]
     page_tokens = max(tokens[0], 1)
+    cues_all, group_all = cues, group
     cues, inside, group = cues[keep], inside[keep], group[keep]
     bits = np.arange(len(CUE_WORDS))
     f = np.column_stack([
@@ -373,7 +402,30 @@ def _node_matrix(parent: np.ndarray, depth: np.ndarray, own: np.ndarray, texts: 
     index = np.full(n, -1, dtype=np.int64)
     index[keep] = np.arange(m)
     new_parent = np.where(parent[keep] >= 0, index[np.maximum(parent[keep], 0)], -1)
-    return PageArrays(new_parent, f, t.astype(np.int64), [texts[i] for i in keep.tolist()], keep)
+    unlikely = _unlikely(parent, depth, cues_all, group_all)[keep]
+    return PageArrays(new_parent, f, t.astype(np.int64), [texts[i] for i in keep.tolist()], keep, unlikely)
+
+
+_TABLE, _HEADING = list(TAG_GROUPS).index("table"), list(TAG_GROUPS).index("heading")
+
+
+def _unlikely(parent: np.ndarray, depth: np.ndarray, cues: np.ndarray, group: np.ndarray) -> np.ndarray:
+    """Per node: it or an ancestor is an unlikely candidate (UNLIKELY_CANDIDATES:
+    Readability's rule over the class, id and role bits of `_value_bits`), one
+    numpy step per depth level, as `_subtree_sums` goes the other way."""
+    own = ((((cues >> UNLIKELY_BIT) & ~(cues >> MAYBE_BIT)) | (cues >> ROLE_BIT)) & 1).astype(bool)
+    own &= group != _HEADING
+    if len(own):
+        own[0] = False  # <body>
+    if not own.any():
+        return own
+    table = group == _TABLE
+    for d in range(1, int(depth.max(initial=0)) + 1):
+        level = np.flatnonzero(depth == d)
+        up = parent[level]
+        own[level] = (own[level] & ~table[up]) | own[up]  # a candidate inside a table is none (Readability)
+        table[level] |= table[up]
+    return own
 
 
 def _setup_compiled():
@@ -412,7 +464,7 @@ def _same_arrays(a: PageArrays, b: PageArrays) -> bool:
     return (all(x.dtype == y.dtype and x.shape == y.shape and x.tobytes() == y.tobytes()
                 for x, y in ((a.parent, b.parent), (a.features, b.features), (a.n_tokens, b.n_tokens),
                              (a.keep, b.keep)))
-            and a.texts == b.texts)
+            and a.unlikely.tobytes() == b.unlikely.tobytes() and a.texts == b.texts)
 
 
 # the compiled walk, or None (the Python walk); COMPILED_WALK_ERROR says why not

@@ -177,6 +177,13 @@ class Scoring:
     grid: float = 0.05  # scores rounded to this grid before smoothing (k <= 1/grid + 1 values)
     threshold: float = 0.5  # a node is template when its (smoothed) templateness is at least this
     pu: bool = True  # Elkan-Noto correction of the label bias
+    unlikely: bool = True  # unlikely candidates' subtrees go whatever the model says (features.UNLIKELY_CANDIDATES)
+
+
+# Readability's DEFAULT_CHAR_THRESHOLD: when removing the unlikely candidates leaves
+# less text than this, the page is judged again without them (Readability retries
+# without FLAG_STRIP_UNLIKELYS) and the longer clean text is kept
+UNLIKELY_MIN_CHARS = 500
 
 
 @dataclass
@@ -189,14 +196,35 @@ class PageResult:
     clean_text: str
     template_tokens: int
     tokens: int
+    unlikely_tokens: int = 0  # of template_tokens: in unlikely candidates, not removed by the site-level run
 
 
 def judge_page(parent, features, n_tokens, texts, model: PageModel, scoring: Scoring = Scoring(),
-               forced=None, forced_text=None) -> PageResult:
+               forced=None, forced_text=None, unlikely=None) -> PageResult:
     """Score a page's nodes, smooth over the tree, and keep the own text of the
     nodes below the threshold. Hybrid mode: `forced` (bool per node) marks the
     nodes whose whole subtree the site-level run found to be template, and
-    `forced_text` those whose own text it did; both go whatever the model says."""
+    `forced_text` those whose own text it did; both go whatever the model says.
+    `unlikely` (bool per node, PageArrays.unlikely) marks the subtrees of
+    unlikely candidates, per-page boilerplate the site-level labels never
+    teach: with `scoring.unlikely` they go too, unless that leaves under
+    UNLIKELY_MIN_CHARS characters and judging without them leaves more."""
+    u = np.asarray(unlikely, dtype=bool) if unlikely is not None and scoring.unlikely else None
+    if u is None or not u.any():
+        return _judge(parent, features, n_tokens, texts, model, scoring, forced, forced_text)
+    site = forced if forced is not None else np.zeros(len(u), dtype=bool)
+    r = _judge(parent, features, n_tokens, texts, model, scoring, site | u, forced_text)
+    if len(r.clean_text) < UNLIKELY_MIN_CHARS:
+        without = _judge(parent, features, n_tokens, texts, model, scoring, forced, forced_text)
+        if len(without.clean_text) > len(r.clean_text):
+            return without
+    keep_site = ~site if forced_text is None else ~(site | np.asarray(forced_text, dtype=bool))
+    r.unlikely_tokens = sum(len(t.split()) for t, a, b in zip(texts, (u & keep_site).tolist(), r.text_template.tolist())
+                            if a and b and t)
+    return r
+
+
+def _judge(parent, features, n_tokens, texts, model: PageModel, scoring: Scoring, forced, forced_text) -> PageResult:
     f = np.asarray(features, dtype=np.float64).reshape(len(texts), len(model.features))
     tok = np.asarray(n_tokens, dtype=np.int64)
     x = model.templateness(f, tok, scoring.pu)
@@ -245,7 +273,7 @@ def judge_html(html: str, model: PageModel, scoring: Scoring = Scoring()) -> Pag
     from templatemine.pagelevel.features import page_nodes
 
     a = page_nodes(html, arrays=True)
-    return judge_page(a.parent, a.features, a.n_tokens, a.texts, model, scoring)
+    return judge_page(a.parent, a.features, a.n_tokens, a.texts, model, scoring, unlikely=a.unlikely)
 
 
 def subtree_labels(parent, own_label) -> np.ndarray:

@@ -44,6 +44,7 @@ JUDGED_SCHEMA = StructType([
     StructField("tokens", IntegerType(), False),
     StructField("template_tokens", IntegerType(), False),
     StructField("site_template_tokens", IntegerType(), False),  # of template_tokens: removed by the site-level run
+    StructField("unlikely_tokens", IntegerType(), False),  # of template_tokens: the rest in unlikely candidates
     StructField("n_sections", IntegerType(), False),
     StructField("template_pagelets", ArrayType(IntegerType(), False), False),  # all of whose nodes are template
     StructField("x", ArrayType(FloatType(), False), False),  # raw templateness per node
@@ -81,7 +82,8 @@ def _judge_group(model: PageModel, scoring: Scoring):
             own = pdf["own_label"].to_numpy()
             forced, own_site = subtree_labels(parent, own) == 1, own == 1
             site_tokens = sum(len(t.split()) for t, s in zip(texts, own_site) if s and t)
-        r = judge_page(parent, features, pdf["n_tokens"].to_numpy(), texts, model, scoring, forced, own_site)
+        r = judge_page(parent, features, pdf["n_tokens"].to_numpy(), texts, model, scoring, forced, own_site,
+                       pdf["unlikely"].to_numpy(dtype=bool))
         # a pagelet is page-template when every node of it with own text lost it
         ordinals = pdf["pagelet_ordinal"].to_numpy()
         has_text = np.array([bool(t) for t in texts], dtype=bool)
@@ -90,6 +92,7 @@ def _judge_group(model: PageModel, scoring: Scoring):
         return pd.DataFrame({
             "page_key": [int(pdf["page_key"].iat[0])], "mode": [mode], "clean_text": [r.clean_text],
             "tokens": [r.tokens], "template_tokens": [r.template_tokens], "site_template_tokens": [site_tokens],
+            "unlikely_tokens": [r.unlikely_tokens],
             "n_sections": [r.n_sections], "template_pagelets": [[int(o) for o in held.index[held.to_numpy()]]],
             "x": [r.x.astype(np.float32)], "y": [np.asarray(r.y, dtype=np.float32)], "template": [r.text_template],
         })
@@ -103,10 +106,13 @@ def judged_pages(nodes: DataFrame, modes: DataFrame, template_pagelets: DataFram
     from templatemine.pagelevel.train import own_text_labels
 
     # the labels are a column of the nodes (one join by page_key), not a second copy joined back by node
+    if "unlikely" not in nodes.columns:  # nodes extracted before the column (an older run or nightly state)
+        nodes = nodes.withColumn("unlikely", F.lit(False))
     labelled = (own_text_labels(nodes, template_pagelets) if template_pagelets is not None
                 else nodes.withColumn("own_label", F.lit(-1)))
     rows = labelled.join(modes.select("page_key", "mode"), "page_key").select(
-        "page_key", "mode", "node", "parent", "pagelet_ordinal", "text", "n_tokens", "features", "own_label")
+        "page_key", "mode", "node", "parent", "pagelet_ordinal", "text", "n_tokens", "features", "own_label",
+        "unlikely")
     return rows.groupBy("page_key").applyInPandas(_judge_group(model, scoring), JUDGED_SCHEMA)
 
 
@@ -172,6 +178,7 @@ def run_pagelevel(spark: SparkSession, out: str, config: PageLevelConfig = PageL
             F.count("*").alias("pages"), F.sum("tokens").alias("tokens"),
             F.sum("template_tokens").alias("template_tokens"),
             F.sum("site_template_tokens").alias("site_template_tokens"),
+            F.sum("unlikely_tokens").alias("unlikely_tokens"),
             F.avg("n_sections").alias("mean_sections")).collect()}
     except BaseException:
         output.cleanup()

@@ -160,3 +160,49 @@ def test_shipped_model_loads_and_judges_a_page():
     r = judge_page([n.parent for n in nodes], [n.features for n in nodes], [n.n_tokens for n in nodes],
                    [n.text for n in nodes], m)
     assert "Plain sentences of content text" in r.clean_text and r.template_tokens > 0
+
+
+UNLIKELY_PAGE = (
+    "<html><body class='sidebar-layout'><div id='main'><h3 class='code-header'>fn parse</h3>"
+    "<p>{article}</p></div>"
+    "<div class='comment-list'><div><p>{comment}</p></div></div>"
+    "<div class='related-content'><p>Rescued by content.</p></div>"
+    "<div id='share' role='complementary'><p>Role box.</p></div>"
+    "<table><tr><td class='comment'>Layout cell.</td></tr></table>"
+    "<footer class='site-footer main'>Rescued footer.</footer></body></html>")
+
+
+def test_unlikely_candidates_follow_readabilitys_rule():
+    html = UNLIKELY_PAGE.format(article="Article words.", comment="A reader's comment.")
+    rows = page_nodes(html)
+    marked = {n.text: n.unlikely for n in rows if n.text}
+    assert marked["A reader's comment."]  # inside div.comment-list: the whole subtree
+    assert marked["Role box."]  # role=complementary
+    assert not marked["fn parse"]  # a heading is never a candidate
+    assert not marked["Rescued by content."] and not marked["Rescued footer."]  # okMaybeItsACandidate
+    assert not marked["Layout cell."]  # inside a table
+    assert not marked["Article words."]  # <body>'s own class is not a candidate
+    a = page_nodes(html, arrays=True)
+    assert a.unlikely.tolist() == [n.unlikely for n in rows]
+
+
+def test_unlikely_candidates_go_unless_too_little_text_is_left():
+    never = _toy_model(0.0, -20.0)  # templateness ~ 0: the model keeps everything
+    article = "A long sentence of article text that a reader came for. " * 12  # over 500 characters
+    comment = "I disagree with every word of this piece."
+    for text, removed in ((article, True), ("Short article.", False)):
+        nodes = page_nodes(UNLIKELY_PAGE.format(article=text, comment=comment))
+        args = ([n.parent for n in nodes], [n.features for n in nodes], [n.n_tokens for n in nodes],
+                [n.text for n in nodes], never)
+        r = judge_page(*args, Scoring(), unlikely=[n.unlikely for n in nodes])
+        assert (comment not in r.clean_text) == removed and ("Role box." not in r.clean_text) == removed
+        assert r.unlikely_tokens == (len(comment.split()) + len("Role box.".split()) if removed else 0)
+        assert text.split()[0] in r.clean_text and "Rescued by content." in r.clean_text
+        off = judge_page(*args, Scoring(unlikely=False), unlikely=[n.unlikely for n in nodes])
+        assert comment in off.clean_text and off.unlikely_tokens == 0
+    # in hybrid, what the site-level run removed is not counted again
+    nodes = page_nodes(UNLIKELY_PAGE.format(article=article, comment=comment))
+    site = np.array([n.unlikely for n in nodes])
+    r = judge_page([n.parent for n in nodes], [n.features for n in nodes], [n.n_tokens for n in nodes],
+                   [n.text for n in nodes], never, Scoring(), forced=site, unlikely=site)
+    assert comment not in r.clean_text and r.unlikely_tokens == 0
