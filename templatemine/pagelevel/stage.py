@@ -196,8 +196,9 @@ def run_pagelevel(spark: SparkSession, out: str, config: PageLevelConfig = PageL
     output.commit([PAGE_TEMPLATENESS], "pagelevel.json", manifest)
     for mode, m in sorted(by_mode.items()):
         share = (m["template_tokens"] or 0) / max(m["tokens"] or 0, 1)
-        progress(f"pagelevel: {m['pages']} {mode} pages, {share:.1%} of their tokens template, "
-                 f"{m['mean_sections']} sections per page")
+        rule = (m["unlikely_tokens"] or 0) / max(m["tokens"] or 0, 1)
+        progress(f"pagelevel: {m['pages']} {mode} pages, {share:.1%} of their tokens template "
+                 f"({rule:.1%} as unlikely candidates), {m['mean_sections']} sections per page")
     return manifest
 
 
