@@ -84,6 +84,10 @@ _CUE_OF = {w: i for i, group in enumerate(CUE_WORDS.values()) for w in group}
 # never <body> nor an element inside a table (Readability's exceptions). One
 # change: headings are never candidates (their class words name what they head:
 # rustdoc's h3.code-header, Doxygen's h2.groupheader, measured in docs/pagelevel.md).
+# The bits come with the cue words' (`_value_bits`, which both DOM walks call), so
+# each test runs over the id, class and role values alike: a role value is also
+# matched against the lists, and a whole class or id value equal to a role
+# ("navigation") marks its element too.
 UNLIKELY_CANDIDATES = re.compile(
     r"-ad-|ai2html|banner|breadcrumbs|combx|comment|community|cover-wrap|disqus|extra|footer|gdpr|header|legends|"
     r"menu|related|remark|replies|rss|shoutbox|sidebar|skyscraper|social|sponsor|supplemental|ad-break|agegate|"
