@@ -123,8 +123,19 @@ class State:
 
     # ------------------------------------------------------------ writers
     def create_if_missing(self, name: str, schema: T.StructType) -> None:
+        """NAME, empty with `schema`, unless it exists. A table that exists but lacks
+        columns of `schema` (a state written by an older templatemine, e.g. nodes
+        before `unlikely`) gains them, nullable, in one Delta schema change: its old
+        rows read null there, and MERGEs (which write the target's columns) carry
+        the new ones from then on."""
         if not self.exists(name):
             self.spark.createDataFrame([], schema).write.format("delta").mode("errorifexists").save(self.path(name))
+            return
+        have = set(self.latest(name).columns)
+        missing = [f for f in schema.fields if f.name not in have]
+        if missing:
+            columns = ", ".join(f"`{f.name}` {f.dataType.simpleString()}" for f in missing)
+            self.spark.sql(f"ALTER TABLE delta.`{self.path(name)}` ADD COLUMNS ({columns})")
 
     def merge(self, name: str, source: DataFrame, on: list[str], *, update_when: str | None = None,
               update_all: bool = True, insert: bool = True, set_columns: dict | None = None) -> dict:

@@ -106,8 +106,9 @@ def judged_pages(nodes: DataFrame, modes: DataFrame, template_pagelets: DataFram
     from templatemine.pagelevel.train import own_text_labels
 
     # the labels are a column of the nodes (one join by page_key), not a second copy joined back by node
-    if "unlikely" not in nodes.columns:  # nodes extracted before the column (an older run or nightly state)
-        nodes = nodes.withColumn("unlikely", F.lit(False))
+    # nodes extracted before the column (an older output; an older nightly state's rows, null) skip the rule
+    nodes = nodes.withColumn("unlikely", F.coalesce(F.col("unlikely"), F.lit(False)) if "unlikely" in nodes.columns
+                             else F.lit(False))
     labelled = (own_text_labels(nodes, template_pagelets) if template_pagelets is not None
                 else nodes.withColumn("own_label", F.lit(-1)))
     rows = labelled.join(modes.select("page_key", "mode"), "page_key").select(
