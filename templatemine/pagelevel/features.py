@@ -300,11 +300,16 @@ def _main_block(parent: np.ndarray, gain: np.ndarray) -> np.ndarray:
     return where
 
 
-def _subtree_sums(parent: np.ndarray, depth: np.ndarray, values: np.ndarray) -> np.ndarray:
+def _levels(depth: np.ndarray) -> list[np.ndarray]:
+    """The nodes at each depth 0, 1, ..., in preorder within a level: one numpy
+    step per level for the walks up (`_subtree_sums`) and down (`_unlikely`)."""
+    return [np.flatnonzero(depth == d) for d in range(int(depth.max(initial=0)) + 1)]
+
+
+def _subtree_sums(parent: np.ndarray, levels: list[np.ndarray], values: np.ndarray) -> np.ndarray:
     """Column sums over each node's subtree, one numpy step per depth level."""
     out = values.copy()
-    for d in range(int(depth.max(initial=0)), 0, -1):
-        level = np.flatnonzero(depth == d)
+    for level in levels[:0:-1]:
         np.add.at(out, parent[level], out[level])
     return out
 
@@ -371,7 +376,8 @@ def _node_matrix(parent: np.ndarray, depth: np.ndarray, own: np.ndarray, texts: 
     compiled one's, pagelevel/_walk.pyx): parent, depth, the own matrix, own
     texts, cue / inside bits, TAG_GROUPS index (-1 none), pagelet / split flags."""
     n = len(parent)
-    sub = _subtree_sums(parent, depth, own)
+    levels = _levels(depth)
+    sub = _subtree_sums(parent, levels, own)
     tokens, anchor, links, sentences, stop, mass, full, other = sub.T
     nonempty = (tokens > 0) | (links > 0)
     children = np.zeros(n)
@@ -406,14 +412,14 @@ def _node_matrix(parent: np.ndarray, depth: np.ndarray, own: np.ndarray, texts: 
     index = np.full(n, -1, dtype=np.int64)
     index[keep] = np.arange(m)
     new_parent = np.where(parent[keep] >= 0, index[np.maximum(parent[keep], 0)], -1)
-    unlikely = _unlikely(parent, depth, cues_all, group_all)[keep]
+    unlikely = _unlikely(parent, levels, cues_all, group_all)[keep]
     return PageArrays(new_parent, f, t.astype(np.int64), [texts[i] for i in keep.tolist()], keep, unlikely)
 
 
 _TABLE, _HEADING = list(TAG_GROUPS).index("table"), list(TAG_GROUPS).index("heading")
 
 
-def _unlikely(parent: np.ndarray, depth: np.ndarray, cues: np.ndarray, group: np.ndarray) -> np.ndarray:
+def _unlikely(parent: np.ndarray, levels: list[np.ndarray], cues: np.ndarray, group: np.ndarray) -> np.ndarray:
     """Per node: it or an ancestor is an unlikely candidate (UNLIKELY_CANDIDATES:
     Readability's rule over the class, id and role bits of `_value_bits`), one
     numpy step per depth level, as `_subtree_sums` goes the other way."""
@@ -424,8 +430,7 @@ def _unlikely(parent: np.ndarray, depth: np.ndarray, cues: np.ndarray, group: np
     if not own.any():
         return own
     table = group == _TABLE
-    for d in range(1, int(depth.max(initial=0)) + 1):
-        level = np.flatnonzero(depth == d)
+    for level in levels[1:]:
         up = parent[level]
         own[level] = (own[level] & ~table[up]) | own[up]  # a candidate inside a table is none (Readability)
         table[level] |= table[up]
