@@ -10,10 +10,12 @@
 3. Spark runs with that model: scrapinghub in page mode; cleanportaleval and
    the sites in site, page and hybrid mode (`pagelevel` + `clean` on the same
    extract), and hybrid once more without the unlikely-candidate rule
-   (`pagelevel.unlikely=false`). Bag-of-words F1 of clean_pages, per page, per
+   (`pagelevel.unlikely=false`) and without the article
+   (`pagelevel.article=false`). Bag-of-words F1 of clean_pages, per page, per
    site, over sites.
-4. Smoothing, the label-bias correction and the unlikely-candidate rule on and
-   off (the pure scorer, the same code the Spark stage runs), one table.
+4. Smoothing, the label-bias correction, the unlikely-candidate rule and the
+   article (Readability's top candidate) on and off (the pure scorer, the
+   same code the Spark stage runs), one table.
 5. Throughput per core, one process, the same scrapinghub pages: the
    page-mode scorer (parse + nodes + model + smoothing) beside trafilatura and
    resiliparse; with the compiled DOM walk built (pagelevel/_walk.pyx), the
@@ -104,13 +106,17 @@ def ablation(model, corpus: str) -> dict:
                      ("smoothed (default c=0.5)", Scoring()),
                      ("raw classifier, no unlikely rule", Scoring(smooth=False, unlikely=False)),
                      ("smoothed, no unlikely rule", Scoring(unlikely=False)),
+                     ("raw classifier, no article", Scoring(smooth=False, article=False)),
+                     ("smoothed, no article", Scoring(article=False)),
+                     ("smoothed, neither rule", Scoring(unlikely=False, article=False)),
                      *[(f"smoothed c={c}", Scoring(smoothing=c)) for c in (0.1, 1.0, 2.0)],
                      *[(f"smoothed, threshold {t}", Scoring(threshold=t)) for t in (0.3, 0.7)]]:
         by = defaultdict(list)
         for u, g in gold.items():
             ns = nodes.get(u) or []
             r = judge_page([n.parent for n in ns], [n.features for n in ns], [n.n_tokens for n in ns],
-                           [n.text for n in ns], model, sc, unlikely=[n.unlikely for n in ns]) if ns else None
+                           [n.text for n in ns], model, sc, unlikely=[n.unlikely for n in ns],
+                           article=[n.article for n in ns]) if ns else None
             by[registered_domain(url_host(u))].append(prf(r.clean_text if r else "", g))
         s = site_means(by)
         rows[name] = {"precision": round(s.precision, 4), "recall": round(s.recall, 4), "f1": round(s.f1, 4)}
@@ -203,17 +209,18 @@ def main() -> int:
                 tm("pagelevel", out, "--pagelevel", mode, *use)
                 tm("clean", out)
                 result.setdefault(mode, {})[name] = score_out(out, name)
-            tm("pagelevel", out, "--pagelevel", "hybrid", *use, "--set", "pagelevel.unlikely=false")
-            tm("clean", out)
-            result.setdefault("hybrid, no unlikely rule", {})[name] = score_out(out, name)
+            for rule in ("unlikely", "article"):
+                tm("pagelevel", out, "--pagelevel", "hybrid", *use, "--set", f"pagelevel.{rule}=false")
+                tm("clean", out)
+                result.setdefault(f"hybrid, no {rule} rule", {})[name] = score_out(out, name)
         print()
-        print(f"{'corpus':<22}{'site':>8}{'page':>8}{'hybrid':>8}{'no rule':>8}   peers")
+        print(f"{'corpus':<22}{'site':>8}{'page':>8}{'hybrid':>8}{'no unl.':>8}{'no art.':>8}   peers")
         for name in ("news/scrapinghub", "news/cleanportaleval", "sites"):
             cells = [result.get(m, {}).get(name, {}).get("f1")
-                     for m in ("site", "page", "hybrid", "hybrid, no unlikely rule")]
+                     for m in ("site", "page", "hybrid", "hybrid, no unlikely rule", "hybrid, no article rule")]
             print(f"{name:<22}" + "".join(f"{c:>8.3f}" if c is not None else f"{'-':>8}" for c in cells)
                   + "   " + ", ".join(f"{k} {v:.3f}" for k, v in PEERS[name].items()))
-    print("4. smoothing and label-bias correction on and off (pure scorer)")
+    print("4. smoothing, label-bias correction and the two rules on and off (pure scorer)")
     result["ablation"] = {c: ablation(model, c) for c in ("news/scrapinghub", "news/cleanportaleval")}
     print("5. throughput, one core")
     result["throughput"] = throughput(model)

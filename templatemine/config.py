@@ -171,6 +171,11 @@ class PageLevelConfig:
     role words of comment threads, "related" boxes, share bars: Readability's rule,
     pagelevel/features.py UNLIKELY_CANDIDATES), per-page boilerplate the site-level
     labels never call template; measured in docs/pagelevel.md."""
+    article: bool = True
+    """Page and hybrid modes: remove the text outside the page's article (Readability's
+    top candidate and the siblings it joins, and the <h1>: pagelevel/features.py
+    `_article`) when the article holds at least half of the words the model keeps
+    and 500 characters; measured in docs/pagelevel.md."""
     pu_min_held_templates: int = 100
     """train: a band's k is the mean score of its held-out template nodes; with fewer
     of them than this it is not estimated and the band is left uncorrected (k = 1).
@@ -201,7 +206,7 @@ class PageLevelConfig:
     def scoring(self):
         from templatemine.pagelevel.model import Scoring
 
-        return Scoring(self.smoothing, self.smooth, self.grid, self.threshold, self.pu, self.unlikely)
+        return Scoring(self.smoothing, self.smooth, self.grid, self.threshold, self.pu, self.unlikely, self.article)
 
 
 @dataclass(frozen=True)

@@ -66,6 +66,7 @@ NODE_FIELDS = _struct(
     ("n_tokens", IntegerType(), False),  # tokens in the subtree
     ("features", ArrayType(FloatType(), containsNull=False), False),  # pagelevel.features.FEATURES order
     ("unlikely", BooleanType(), False),  # in an unlikely candidate's subtree (features.UNLIKELY_CANDIDATES)
+    ("article", BooleanType(), False),  # in the page's article (Readability's top candidate + siblings) or an <h1>
 )
 
 _RECORD_COLUMNS = (

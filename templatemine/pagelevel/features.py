@@ -94,8 +94,36 @@ UNLIKELY_CANDIDATES = re.compile(
     r"pagination|pager|popup|yom-remote")
 OK_MAYBE_CANDIDATE = re.compile(r"and|article|body|column|content|main|shadow")
 UNLIKELY_ROLES = frozenset({"menu", "menubar", "complementary", "navigation", "alert", "alertdialog", "dialog"})
-# bits of a value beyond CUE_WORDS' (not features: the model never sees them)
+# Which text is the page's article. Readability's content scoring (Readability.js
+# _grabArticle; Apache 2.0), taken as it is where the node table allows
+# (`_article`): paragraphs of at least 25 characters score 1 + their commas +
+# one per 100 characters (at most 3), given to the parent whole, the grandparent
+# half and the next three ancestors a third of their level; each scored node
+# starts from its tag's base (READABILITY_BASE) and class weight (+25 for a
+# POSITIVE class or id, -25 for a NEGATIVE one) and is scaled by 1 - its link
+# density; the top candidate moves to the ancestor of three near-equal rivals,
+# up to a parent that scores more, and up through only children; its siblings
+# that score enough (or read as a paragraph) join it. What differs, because the
+# walk keeps bits, not strings: class and id are weighted once together (+-25,
+# not +-25 each), and no same-class bonus for siblings.
+POSITIVE = re.compile(r"article|body|content|entry|hentry|h-entry|main|page|pagination|post|text|blog|story")
+NEGATIVE = re.compile(
+    r"-ad-|hidden|^hid$| hid$| hid |^hid |banner|combx|comment|com-|contact|footer|gdpr|masthead|media|meta|"
+    r"outbrain|promo|related|scroll|share|shoutbox|sidebar|skyscraper|sponsor|shopping|tags|widget")
+SCORED_TAGS = frozenset("section h2 h3 h4 h5 h6 p td pre div".split())  # DEFAULT_TAGS_TO_SCORE, + div (its text)
+READABILITY_BASE = {**dict.fromkeys(("div",), 5), **dict.fromkeys(("pre", "td", "blockquote"), 3),
+                    **dict.fromkeys("address ol ul dl dd dt li form".split(), -3),
+                    **dict.fromkeys("h1 h2 h3 h4 h5 h6 th".split(), -5)}
+# bits of a value or tag beyond CUE_WORDS' (not features: the model never sees them)
 UNLIKELY_BIT, MAYBE_BIT, ROLE_BIT = len(CUE_WORDS), len(CUE_WORDS) + 1, len(CUE_WORDS) + 2
+POSITIVE_BIT, NEGATIVE_BIT = len(CUE_WORDS) + 3, len(CUE_WORDS) + 4
+TITLE_BIT, SCORED_BIT, BASE_SHIFT = len(CUE_WORDS) + 5, len(CUE_WORDS) + 6, len(CUE_WORDS) + 7  # base: 3 bits
+_BASES = np.array([0, 5, 3, -3, -5], dtype=np.float64)  # the base's index in the 3 bits at BASE_SHIFT
+# per tag: its CUE_WORDS bit and Readability's facts about it (both walks read this)
+TAG_BITS = {tag: ((1 << _CUE_OF[tag]) if tag in _CUE_OF else 0) | ((1 << TITLE_BIT) if tag == "h1" else 0)
+            | ((1 << SCORED_BIT) if tag in SCORED_TAGS else 0)
+            | (int(np.flatnonzero(_BASES == READABILITY_BASE.get(tag, 0))[0]) << BASE_SHIFT)
+            for tag in _CUE_OF.keys() | SCORED_TAGS | READABILITY_BASE.keys()}
 _SPLIT = re.compile(r"[^a-z]+")
 _SENTENCE_END = re.compile(r"[.!?](?:\s|$)")
 HEADINGS = frozenset("h1 h2 h3 h4 h5 h6".split())
@@ -131,6 +159,7 @@ class DomNode(NamedTuple):
     n_tokens: int  # tokens in the subtree
     features: list[float]
     unlikely: bool  # in the subtree of an unlikely candidate (Readability's rule, UNLIKELY_CANDIDATES)
+    article: bool  # in the page's article (Readability's top candidate and the siblings it joins) or an <h1>
 
 
 def node_rows(root, pagelets, split: set[int], width: int = WRAP_WIDTH, arrays: bool = False):
@@ -159,7 +188,7 @@ def page_nodes(html: str, k: int = 3, width: int = WRAP_WIDTH, arrays: bool = Fa
     root = tree.body or tree.root
     if root is None:
         return PageArrays(np.zeros(0, np.int64), np.zeros((0, N_FEATURES)), np.zeros(0, np.int64), [],
-                          np.zeros(0, np.int64), np.zeros(0, bool)) if arrays else []
+                          np.zeros(0, np.int64), np.zeros(0, bool), np.zeros(0, bool)) if arrays else []
     links = root.css(LINK_SELECTOR)
     if arrays and c_pagelets and _compiled is not None:  # pagelets, split elements and nodes in C (_walk.pyx)
         return _node_matrix(*_compiled.page(root.mem_id, [link.mem_id for link in links], k, width))
@@ -170,8 +199,9 @@ def page_nodes(html: str, k: int = 3, width: int = WRAP_WIDTH, arrays: bool = Fa
 
 
 def cue_bits(tag: str, attrs) -> int:
-    """Bit i set when a word of group i of CUE_WORDS is in the tag, id, class or role."""
-    bits = 1 << _CUE_OF[tag] if tag in _CUE_OF else 0
+    """Bit i set when a word of group i of CUE_WORDS is in the tag, id, class or
+    role; then the bits of TAG_BITS and `_value_bits` beyond those."""
+    bits = TAG_BITS.get(tag, 0)
     for name in ("id", "class", "role"):
         value = attrs.get(name)
         if value:
@@ -197,6 +227,10 @@ def _value_bits(value: str) -> int:
             bits |= 1 << MAYBE_BIT
         if low.strip() in UNLIKELY_ROLES:
             bits |= 1 << ROLE_BIT
+        if POSITIVE.search(low):
+            bits |= 1 << POSITIVE_BIT
+        if NEGATIVE.search(low):
+            bits |= 1 << NEGATIVE_BIT
         if len(_VALUE_BITS) < 100_000:  # bounded: unique ids would grow it without end
             _VALUE_BITS[value] = bits
     return bits
@@ -325,6 +359,7 @@ class PageArrays(NamedTuple):
     texts: list[str]  # own text
     keep: np.ndarray  # index into the walk's nodes
     unlikely: np.ndarray  # bool: in the subtree of an unlikely candidate
+    article: np.ndarray  # bool: in the page's article or an <h1> (`_article`; all True: no article found)
 
 
 def _features(accs: list[_Acc], width: int) -> list[DomNode]:
@@ -338,7 +373,7 @@ def _features(accs: list[_Acc], width: int) -> list[DomNode]:
         acc = accs[i]
         text = a.texts[new]
         out.append(DomNode(new, parent[new], acc.depth, acc.label, acc.pagelet, acc.own_pagelets if text else [],
-                           text, t_int[new], rows[new], bool(a.unlikely[new])))
+                           text, t_int[new], rows[new], bool(a.unlikely[new]), bool(a.article[new])))
     return out
 
 
@@ -412,8 +447,11 @@ def _node_matrix(parent: np.ndarray, depth: np.ndarray, own: np.ndarray, texts: 
     index = np.full(n, -1, dtype=np.int64)
     index[keep] = np.arange(m)
     new_parent = np.where(parent[keep] >= 0, index[np.maximum(parent[keep], 0)], -1)
-    unlikely = _unlikely(parent, levels, cues_all, group_all)[keep]
-    return PageArrays(new_parent, f, t.astype(np.int64), [texts[i] for i in keep.tolist()], keep, unlikely)
+    unlikely = _unlikely(parent, levels, cues_all, group_all)
+    article = _article(parent, levels, cues_all, group_all, texts, unlikely,
+                       np.where(tokens > 0, anchor / np.maximum(tokens, 1), 0.0), children)
+    return PageArrays(new_parent, f, t.astype(np.int64), [texts[i] for i in keep.tolist()], keep, unlikely[keep],
+                      article[keep])
 
 
 _TABLE, _HEADING = list(TAG_GROUPS).index("table"), list(TAG_GROUPS).index("heading")
@@ -437,6 +475,87 @@ def _unlikely(parent: np.ndarray, levels: list[np.ndarray], cues: np.ndarray, gr
     return own
 
 
+_PARAGRAPH = list(TAG_GROUPS).index("paragraph")
+_COMMAS = re.compile("[\u002C\u060C\uFE50\uFE10\uFE11\u2E41\u2E34\u2E32\uFF0C]")  # Readability's REGEXPS.commas
+N_TOP_CANDIDATES = 5  # Readability's DEFAULT_N_TOP_CANDIDATES
+_FULL_STOP = re.compile(r"\.( |$)")  # a short sibling paragraph ending a sentence joins (Readability)
+
+
+def _article(parent: np.ndarray, levels: list[np.ndarray], cues: np.ndarray, group: np.ndarray, texts: list[str],
+             unlikely: np.ndarray, link_density: np.ndarray, children: np.ndarray) -> np.ndarray:
+    """Per node: in the page's article, Readability's top candidate and the
+    siblings it joins (the comment at POSITIVE says what is taken and how), or
+    an <h1> (the article's title, which Readability returns apart). Paragraphs
+    in unlikely candidates do not score (Readability removes those first).
+    All True when no candidate stands out (the top one is <body>)."""
+    n = len(parent)
+    everything = np.ones(n, dtype=bool)
+    chars = np.fromiter(map(len, texts), dtype=np.int64, count=n)
+    scored = np.flatnonzero(((cues >> SCORED_BIT) & 1).astype(bool) & (chars >= 25) & ~unlikely)
+    if n < 2 or not len(scored):
+        return everything
+    gain = 1.0 + np.array([len(_COMMAS.findall(texts[i])) for i in scored]) + np.minimum(chars[scored] // 100, 3)
+    score = np.zeros(n)
+    candidate = np.zeros(n, dtype=bool)
+    up = parent[scored]
+    for level in range(5):  # parent, grandparent, then ancestors at level * 3
+        on = up >= 0
+        np.add.at(score, up[on], gain[on] / (1, 2)[level] if level < 2 else gain[on] / (level * 3))
+        candidate[up[on]] = True
+        up = parent[np.maximum(up, 0)]  # parent[0] is -1: a finished walk stays finished
+    base = (_BASES[(cues >> BASE_SHIFT) & 7] + 25.0 * ((cues >> POSITIVE_BIT) & 1)
+            - 25.0 * ((cues >> NEGATIVE_BIT) & 1))
+    final = np.where(candidate, (base + score) * (1.0 - link_density), -np.inf)
+    order = np.argsort(-final, kind="stable")[:N_TOP_CANDIDATES]
+    top = int(order[0])
+
+    def ancestors(i: int) -> list[int]:
+        out = []
+        while parent[i] >= 0:
+            i = int(parent[i])
+            out.append(i)
+        return out
+
+    # three of the next four candidates within 75% of the top share an ancestor: that is the article
+    rivals = [set(ancestors(int(c))) for c in order[1:] if candidate[c] and final[c] >= 0.75 * final[top]]
+    if len(rivals) >= 3:
+        for a in ancestors(top)[:-1]:  # not <body>
+            if sum(a in r for r in rivals) >= 3:
+                top = a
+                break
+    if not candidate[top]:
+        final[top] = base[top]
+    # up to a parent scoring more than the path so far, while scores stay above a third
+    last, floor = final[top], final[top] / 3
+    for a in ancestors(top)[:-1]:
+        if not candidate[a]:
+            continue
+        if final[a] < floor:
+            break
+        if final[a] > last:
+            top = a
+            break
+        last = final[a]
+    while top > 0 and parent[top] > 0 and children[parent[top]] == 1:  # an only child: its parent
+        top = int(parent[top])
+    if top == 0:
+        return everything
+    # the siblings that join: enough score, or a paragraph that reads as one
+    threshold = max(10.0, final[top] * 0.2)
+    siblings = np.flatnonzero(parent == parent[top])
+    joins = (final[siblings] >= threshold) | (siblings == top)
+    para = siblings[(group[siblings] == _PARAGRAPH) & ~joins]
+    for i in para.tolist():
+        ld, size = link_density[i], chars[i]
+        if (size > 80 and ld < 0.25) or (0 < size <= 80 and ld == 0 and _FULL_STOP.search(texts[i])):
+            joins[siblings == i] = True
+    article = np.zeros(n, dtype=bool)
+    article[siblings[joins]] = True
+    for level in levels[1:]:
+        article[level] |= article[parent[level]]
+    return article | ((cues >> TITLE_BIT) & 1).astype(bool)
+
+
 def _setup_compiled():
     """The compiled walk (pagelevel/_walk.pyx), checked against selectolax at
     import; None (the Python walk) when it is not built or the check fails."""
@@ -446,9 +565,9 @@ def _setup_compiled():
         from templatemine.pagelevel import _walk
     except ImportError as e:
         return None, f"not built ({e})"
-    tags = BLOCK_TAGS | {"a", "area"} | _CUE_OF.keys() | _GROUP_OF.keys()
+    tags = BLOCK_TAGS | {"a", "area"} | TAG_BITS.keys() | _GROUP_OF.keys()
     names = {t: (t in BLOCK_TAGS, 1 if t == "a" else 2 if t == "area" else 0, _GROUP_OF.get(t, -1),
-                 1 << _CUE_OF[t] if t in _CUE_OF else 0) for t in tags}
+                 TAG_BITS.get(t, 0)) for t in tags}
     global _compiled
     before = _compiled
     try:
@@ -473,7 +592,8 @@ def _same_arrays(a: PageArrays, b: PageArrays) -> bool:
     return (all(x.dtype == y.dtype and x.shape == y.shape and x.tobytes() == y.tobytes()
                 for x, y in ((a.parent, b.parent), (a.features, b.features), (a.n_tokens, b.n_tokens),
                              (a.keep, b.keep)))
-            and a.unlikely.tobytes() == b.unlikely.tobytes() and a.texts == b.texts)
+            and a.unlikely.tobytes() == b.unlikely.tobytes() and a.article.tobytes() == b.article.tobytes()
+            and a.texts == b.texts)
 
 
 # the compiled walk, or None (the Python walk); COMPILED_WALK_ERROR says why not

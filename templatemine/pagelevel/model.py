@@ -178,6 +178,7 @@ class Scoring:
     threshold: float = 0.5  # a node is template when its (smoothed) templateness is at least this
     pu: bool = True  # Elkan-Noto correction of the label bias
     unlikely: bool = True  # unlikely candidates' subtrees go whatever the model says (features.UNLIKELY_CANDIDATES)
+    article: bool = True  # text outside the page's article goes (features._article), see judge_page
 
 
 # Readability's DEFAULT_CHAR_THRESHOLD: when removing the unlikely candidates leaves
@@ -197,10 +198,11 @@ class PageResult:
     template_tokens: int
     tokens: int
     unlikely_tokens: int = 0  # of template_tokens: in unlikely candidates, not removed by the site-level run
+    outside_article_tokens: int = 0  # of template_tokens: outside the article, kept by everything before
 
 
 def judge_page(parent, features, n_tokens, texts, model: PageModel, scoring: Scoring = Scoring(),
-               forced=None, forced_text=None, unlikely=None) -> PageResult:
+               forced=None, forced_text=None, unlikely=None, article=None) -> PageResult:
     """Score a page's nodes, smooth over the tree, and keep the own text of the
     nodes below the threshold. Hybrid mode: `forced` (bool per node) marks the
     nodes whose whole subtree the site-level run found to be template, and
@@ -208,7 +210,37 @@ def judge_page(parent, features, n_tokens, texts, model: PageModel, scoring: Sco
     `unlikely` (bool per node, PageArrays.unlikely) marks the subtrees of
     unlikely candidates, per-page boilerplate the site-level labels never
     teach: with `scoring.unlikely` they go too, unless that leaves under
-    UNLIKELY_MIN_CHARS characters and judging without them leaves more."""
+    UNLIKELY_MIN_CHARS characters and judging without them leaves more.
+    `article` (bool per node, PageArrays.article) marks the page's article
+    (Readability's top candidate, the siblings it joins, the <h1>): with
+    `scoring.article`, what the model keeps outside it goes too, when the
+    article holds at least half of the kept words and UNLIKELY_MIN_CHARS
+    characters (a page whose kept text is mostly elsewhere, such as a
+    documentation page of many tables, where one table wins, keeps it). The
+    article changes `text_template` and the text, not the model's `template`."""
+    r = _judge_unlikely(parent, features, n_tokens, texts, model, scoring, forced, forced_text, unlikely)
+    if article is None or not scoring.article:
+        return r
+    outside = ~np.asarray(article, dtype=bool) & ~r.text_template
+    if not outside.any():
+        return r
+    kept = [(len(t.split()), len(t), bool(o)) for t, x, o in zip(texts, r.text_template.tolist(), outside.tolist())
+            if t and not x]
+    words_in = sum(w for w, _, o in kept if not o)
+    chars_in = sum(c for _, c, o in kept if not o) + sum(not o for _, _, o in kept) - 1
+    if 2 * words_in < sum(w for w, _, _ in kept) or chars_in < UNLIKELY_MIN_CHARS:
+        return r
+    cut = sum(w for w, _, o in kept if o)
+    r.text_template = r.text_template | outside
+    r.clean_text = " ".join(t for t, x in zip(texts, r.text_template.tolist()) if t and not x)
+    r.template_tokens += cut
+    r.outside_article_tokens = cut
+    return r
+
+
+def _judge_unlikely(parent, features, n_tokens, texts, model: PageModel, scoring: Scoring, forced, forced_text,
+                    unlikely) -> PageResult:
+    """judge_page before the article: the model, with the unlikely candidates."""
     u = np.asarray(unlikely, dtype=bool) if unlikely is not None and scoring.unlikely else None
     if u is None or not u.any():
         return _judge(parent, features, n_tokens, texts, model, scoring, forced, forced_text)
@@ -273,7 +305,8 @@ def judge_html(html: str, model: PageModel, scoring: Scoring = Scoring()) -> Pag
     from templatemine.pagelevel.features import page_nodes
 
     a = page_nodes(html, arrays=True)
-    return judge_page(a.parent, a.features, a.n_tokens, a.texts, model, scoring, unlikely=a.unlikely)
+    return judge_page(a.parent, a.features, a.n_tokens, a.texts, model, scoring, unlikely=a.unlikely,
+                      article=a.article)
 
 
 def subtree_labels(parent, own_label) -> np.ndarray:

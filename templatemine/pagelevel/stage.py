@@ -45,6 +45,7 @@ JUDGED_SCHEMA = StructType([
     StructField("template_tokens", IntegerType(), False),
     StructField("site_template_tokens", IntegerType(), False),  # of template_tokens: removed by the site-level run
     StructField("unlikely_tokens", IntegerType(), False),  # of template_tokens: the rest in unlikely candidates
+    StructField("outside_article_tokens", IntegerType(), False),  # of template_tokens: then outside the article
     StructField("n_sections", IntegerType(), False),
     StructField("template_pagelets", ArrayType(IntegerType(), False), False),  # all of whose nodes are template
     StructField("x", ArrayType(FloatType(), False), False),  # raw templateness per node
@@ -83,7 +84,7 @@ def _judge_group(model: PageModel, scoring: Scoring):
             forced, own_site = subtree_labels(parent, own) == 1, own == 1
             site_tokens = sum(len(t.split()) for t, s in zip(texts, own_site) if s and t)
         r = judge_page(parent, features, pdf["n_tokens"].to_numpy(), texts, model, scoring, forced, own_site,
-                       pdf["unlikely"].to_numpy(dtype=bool))
+                       pdf["unlikely"].to_numpy(dtype=bool), pdf["article"].to_numpy(dtype=bool))
         # a pagelet is page-template when every node of it with own text lost it
         ordinals = pdf["pagelet_ordinal"].to_numpy()
         has_text = np.array([bool(t) for t in texts], dtype=bool)
@@ -92,7 +93,7 @@ def _judge_group(model: PageModel, scoring: Scoring):
         return pd.DataFrame({
             "page_key": [int(pdf["page_key"].iat[0])], "mode": [mode], "clean_text": [r.clean_text],
             "tokens": [r.tokens], "template_tokens": [r.template_tokens], "site_template_tokens": [site_tokens],
-            "unlikely_tokens": [r.unlikely_tokens],
+            "unlikely_tokens": [r.unlikely_tokens], "outside_article_tokens": [r.outside_article_tokens],
             "n_sections": [r.n_sections], "template_pagelets": [[int(o) for o in held.index[held.to_numpy()]]],
             "x": [r.x.astype(np.float32)], "y": [np.asarray(r.y, dtype=np.float32)], "template": [r.text_template],
         })
@@ -109,11 +110,13 @@ def judged_pages(nodes: DataFrame, modes: DataFrame, template_pagelets: DataFram
     # nodes extracted before the column (an older output; an older nightly state's rows, null) skip the rule
     nodes = nodes.withColumn("unlikely", F.coalesce(F.col("unlikely"), F.lit(False)) if "unlikely" in nodes.columns
                              else F.lit(False))
+    nodes = nodes.withColumn("article", F.coalesce(F.col("article"), F.lit(True)) if "article" in nodes.columns
+                             else F.lit(True))  # and without an article everything is in it
     labelled = (own_text_labels(nodes, template_pagelets) if template_pagelets is not None
                 else nodes.withColumn("own_label", F.lit(-1)))
     rows = labelled.join(modes.select("page_key", "mode"), "page_key").select(
         "page_key", "mode", "node", "parent", "pagelet_ordinal", "text", "n_tokens", "features", "own_label",
-        "unlikely")
+        "unlikely", "article")
     return rows.groupBy("page_key").applyInPandas(_judge_group(model, scoring), JUDGED_SCHEMA)
 
 
@@ -180,6 +183,7 @@ def run_pagelevel(spark: SparkSession, out: str, config: PageLevelConfig = PageL
             F.sum("template_tokens").alias("template_tokens"),
             F.sum("site_template_tokens").alias("site_template_tokens"),
             F.sum("unlikely_tokens").alias("unlikely_tokens"),
+            F.sum("outside_article_tokens").alias("outside_article_tokens"),
             F.avg("n_sections").alias("mean_sections")).collect()}
     except BaseException:
         output.cleanup()
@@ -198,8 +202,10 @@ def run_pagelevel(spark: SparkSession, out: str, config: PageLevelConfig = PageL
     for mode, m in sorted(by_mode.items()):
         share = (m["template_tokens"] or 0) / max(m["tokens"] or 0, 1)
         rule = (m["unlikely_tokens"] or 0) / max(m["tokens"] or 0, 1)
+        outside = (m["outside_article_tokens"] or 0) / max(m["tokens"] or 0, 1)
         progress(f"pagelevel: {m['pages']} {mode} pages, {share:.1%} of their tokens template "
-                 f"({rule:.1%} as unlikely candidates), {m['mean_sections']} sections per page")
+                 f"({rule:.1%} as unlikely candidates, {outside:.1%} outside the article), "
+                 f"{m['mean_sections']} sections per page")
     return manifest
 
 

@@ -192,9 +192,10 @@ def test_history_comes_from_delta(spark, run_a):
 
 
 def test_a_state_from_before_a_new_column_gains_it(spark, tmp_path):
-    """An older templatemine's state (nodes without `unlikely`): the night's
-    create_if_missing adds the column, the old rows read null, new rows keep
-    theirs, and the page-level stage judges the old rows without the rule."""
+    """An older templatemine's state (nodes without `unlikely` and `article`):
+    the night's create_if_missing adds the columns, the old rows read null, new
+    rows keep theirs, and the page-level stage judges the old rows without the
+    rules (null `article`: all of the page is the article)."""
     from pyspark.sql import functions as F
 
     from templatemine import schema as S
@@ -207,18 +208,20 @@ def test_a_state_from_before_a_new_column_gains_it(spark, tmp_path):
     html = ("<html><body><div id='main'><p>" + "A long sentence of article text that a reader came for. " * 12
             + f"</p></div><div class='comment-list'><p>{comment}</p></div></body></html>")
     rows = [(7, *n) for n in page_nodes(html)]
-    assert any(r[-1] for r in rows)  # the comment box is an unlikely candidate
+    unlikely = S.NODES_SCHEMA.names.index("unlikely")
+    assert any(r[unlikely] for r in rows)  # the comment box is an unlikely candidate
     full = spark.createDataFrame(rows, S.NODES_SCHEMA)
     state = State(spark, str(tmp_path / "state"))
-    full.drop("unlikely").write.format("delta").save(state.path(NODES))
+    full.drop("unlikely", "article").write.format("delta").save(state.path(NODES))
     state.create_if_missing(NODES, S.NODES_SCHEMA)
     table = state.latest(NODES)
     assert table.columns == S.NODES_SCHEMA.names
-    assert table.where(F.col("unlikely").isNull()).count() == len(rows)
+    assert table.where(F.col("unlikely").isNull() & F.col("article").isNull()).count() == len(rows)
     state.merge(NODES, full.withColumn("page_key", F.lit(8).cast("long")), ["page_key", "node"], update_all=False)
     assert state.latest(NODES).where("page_key = 8 AND unlikely IS NULL").count() == 0
     modes = spark.createDataFrame([(7, "page"), (8, "page")], "page_key long, mode string")
     judged = {r["page_key"]: r for r in judged_pages(state.latest(NODES), modes, None, load_model(""),
                                                        Scoring()).collect()}
     assert comment in judged[7]["clean_text"] and judged[7]["unlikely_tokens"] == 0  # old rows: no rule
+    assert judged[7]["outside_article_tokens"] == 0
     assert comment not in judged[8]["clean_text"] and judged[8]["unlikely_tokens"] == len(comment.split())

@@ -206,3 +206,49 @@ def test_unlikely_candidates_go_unless_too_little_text_is_left():
     r = judge_page([n.parent for n in nodes], [n.features for n in nodes], [n.n_tokens for n in nodes],
                    [n.text for n in nodes], never, Scoring(), forced=site, unlikely=site)
     assert comment not in r.clean_text and r.unlikely_tokens == 0
+
+
+ARTICLE_PAGE = (
+    "<html><body><div class='nav'><ul><li><a href='/'>Home</a></li><li><a href='/world'>World</a></li></ul></div>"
+    "<div id='columns'><div class='left'><h1>Parliament votes on the budget</h1>"
+    "<div class='story'>{story}</div></div>"
+    "<div class='rail'>{about}</div></div></body></html>")
+STORY = "<p>The parliament, after a long night, voted on the budget, the first in years, by a wide margin.</p>"
+ABOUT = "This blog is written by our bureau in the capital and covers politics, business and culture."
+
+
+def test_the_article_is_readabilitys_top_candidate_and_the_title():
+    rows = page_nodes(ARTICLE_PAGE.format(story=STORY * 6, about=f"<p>{ABOUT}</p>"))
+    inside = {n.text: n.article for n in rows if n.text}
+    assert inside[STORY[3:-4]]  # the story's paragraphs
+    assert inside["Parliament votes on the budget"]  # the <h1>
+    assert not inside[ABOUT] and not inside["Home"]  # another column, the navigation
+    a = page_nodes(ARTICLE_PAGE.format(story=STORY * 6, about=f"<p>{ABOUT}</p>"), arrays=True)
+    assert a.article.tolist() == [n.article for n in rows]
+    # no paragraph of 25 characters: no candidate, the whole page is the article
+    assert all(n.article for n in page_nodes("<html><body><div><p>Short.</p></div><p>Tiny.</p></body></html>"))
+
+
+def test_text_outside_the_article_goes_when_the_article_holds_most_of_it():
+    never = _toy_model(0.0, -20.0)  # templateness ~ 0: the model keeps everything
+
+    def judge(story: str, about: str = f"<p>{ABOUT}</p>", scoring: Scoring = Scoring()):
+        nodes = page_nodes(ARTICLE_PAGE.format(story=story, about=about))
+        return judge_page([n.parent for n in nodes], [n.features for n in nodes], [n.n_tokens for n in nodes],
+                          [n.text for n in nodes], never, scoring, unlikely=[n.unlikely for n in nodes],
+                          article=[n.article for n in nodes])
+
+    r = judge(STORY * 6)
+    assert ABOUT not in r.clean_text and "Home" not in r.clean_text
+    assert "Parliament votes on the budget" in r.clean_text and r.clean_text.count("wide margin") == 6
+    assert r.outside_article_tokens == len(ABOUT.split()) + len("Home World".split())
+    off = judge(STORY * 6, scoring=Scoring(article=False))
+    assert ABOUT in off.clean_text and off.outside_article_tokens == 0
+    assert r.template_tokens == off.template_tokens + r.outside_article_tokens
+    # the article holds under half of the kept words (a list, which Readability does
+    # not score, outweighs it), or under 500 characters: nothing goes
+    most = judge(STORY * 6, "<ul>" + f"<li>{ABOUT}</li>" * 20 + "</ul>")
+    assert most.clean_text.count(ABOUT) == 20 and most.clean_text.count("wide margin") == 6
+    assert most.outside_article_tokens == 0
+    short = judge(STORY * 2)
+    assert ABOUT in short.clean_text and short.outside_article_tokens == 0
