@@ -160,7 +160,7 @@ def smooth(parent: Sequence[int], x: Sequence[float], c: float) -> Smoothing:
             break
         contrib = np.minimum(b, c + _strict_suffix_min(b))
         q = p[level]
-        starts = np.flatnonzero(np.r_[True, q[1:] != q[:-1]])  # a level is grouped by parent
+        starts = np.flatnonzero(np.concatenate(([True], q[1:] != q[:-1])))  # a level is grouped by parent
         best[q[starts]] += np.add.reduceat(contrib, starts, axis=0)
 
     idx = np.empty(n, dtype=np.int64)

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import os
+from itertools import compress
 from dataclasses import asdict, dataclass, field
 from typing import Callable
 
@@ -218,45 +219,45 @@ def judge_page(parent, features, n_tokens, texts, model: PageModel, scoring: Sco
     characters (a page whose kept text is mostly elsewhere, such as a
     documentation page of many tables, where one table wins, keeps it). The
     article changes `text_template` and the text, not the model's `template`."""
-    r = _judge_unlikely(parent, features, n_tokens, texts, model, scoring, forced, forced_text, unlikely)
+    words = np.fromiter(map(len, map(str.split, texts)), dtype=np.int64, count=len(texts))  # own tokens per node
+    r = _judge_unlikely(parent, features, n_tokens, texts, words, model, scoring, forced, forced_text, unlikely)
     if article is None or not scoring.article:
         return r
-    outside = ~np.asarray(article, dtype=bool) & ~r.text_template
+    kept = ~r.text_template & (words > 0)
+    inside = kept & np.asarray(article, dtype=bool)
+    outside = kept & ~inside
     if not outside.any():
         return r
-    kept = [(len(t.split()), len(t), bool(o)) for t, x, o in zip(texts, r.text_template.tolist(), outside.tolist())
-            if t and not x]
-    words_in = sum(w for w, _, o in kept if not o)
-    chars_in = sum(c for _, c, o in kept if not o) + sum(not o for _, _, o in kept) - 1
-    if 2 * words_in < sum(w for w, _, _ in kept) or chars_in < UNLIKELY_MIN_CHARS:
+    chars_in = sum(len(t) + 1 for t in compress(texts, inside.tolist())) - 1  # of the clean text it would leave
+    if 2 * int(words[inside].sum()) < int(words[kept].sum()) or chars_in < UNLIKELY_MIN_CHARS:
         return r
-    cut = sum(w for w, _, o in kept if o)
+    cut = int(words[outside].sum())
     r.text_template = r.text_template | outside
-    r.clean_text = " ".join(t for t, x in zip(texts, r.text_template.tolist()) if t and not x)
+    r.clean_text = " ".join(compress(texts, inside.tolist()))
     r.template_tokens += cut
     r.outside_article_tokens = cut
     return r
 
 
-def _judge_unlikely(parent, features, n_tokens, texts, model: PageModel, scoring: Scoring, forced, forced_text,
-                    unlikely) -> PageResult:
+def _judge_unlikely(parent, features, n_tokens, texts, words, model: PageModel, scoring: Scoring, forced,
+                    forced_text, unlikely) -> PageResult:
     """judge_page before the article: the model, with the unlikely candidates."""
     u = np.asarray(unlikely, dtype=bool) if unlikely is not None and scoring.unlikely else None
     if u is None or not u.any():
-        return _judge(parent, features, n_tokens, texts, model, scoring, forced, forced_text)
+        return _judge(parent, features, n_tokens, texts, words, model, scoring, forced, forced_text)
     site = forced if forced is not None else np.zeros(len(u), dtype=bool)
-    r = _judge(parent, features, n_tokens, texts, model, scoring, site | u, forced_text)
+    r = _judge(parent, features, n_tokens, texts, words, model, scoring, site | u, forced_text)
     if len(r.clean_text) < UNLIKELY_MIN_CHARS:
-        without = _judge(parent, features, n_tokens, texts, model, scoring, forced, forced_text)
+        without = _judge(parent, features, n_tokens, texts, words, model, scoring, forced, forced_text)
         if len(without.clean_text) > len(r.clean_text):
             return without
     keep_site = ~site if forced_text is None else ~(site | np.asarray(forced_text, dtype=bool))
-    r.unlikely_tokens = sum(len(t.split()) for t, a, b in zip(texts, (u & keep_site).tolist(), r.text_template.tolist())
-                            if a and b and t)
+    r.unlikely_tokens = int(words[u & keep_site & r.text_template].sum())
     return r
 
 
-def _judge(parent, features, n_tokens, texts, model: PageModel, scoring: Scoring, forced, forced_text) -> PageResult:
+def _judge(parent, features, n_tokens, texts, words, model: PageModel, scoring: Scoring, forced,
+           forced_text) -> PageResult:
     f = np.asarray(features, dtype=np.float64).reshape(len(texts), len(model.features))
     tok = np.asarray(n_tokens, dtype=np.int64)
     x = model.templateness(f, tok, scoring.pu)
@@ -287,16 +288,9 @@ def _judge(parent, features, n_tokens, texts, model: PageModel, scoring: Scoring
         text_template = text_template | forced
     if forced_text is not None:
         text_template = text_template | forced_text
-    kept, total, removed = [], 0, 0
-    for t, text in zip(text_template.tolist(), texts):
-        if text:
-            n = len(text.split())
-            total += n
-            if t:
-                removed += n
-            else:
-                kept.append(text)
-    return PageResult(x, y, template, text_template, n_sections, " ".join(kept), removed, total)
+    kept = " ".join(compress(texts, (~text_template & (words > 0)).tolist()))
+    return PageResult(x, y, template, text_template, n_sections, kept, int(words[text_template].sum()),
+                      int(words.sum()))
 
 
 def judge_html(html: str, model: PageModel, scoring: Scoring = Scoring()) -> PageResult:
