@@ -104,8 +104,10 @@ UNLIKELY_ROLES = frozenset({"menu", "menubar", "complementary", "navigation", "a
 # density; the top candidate moves to the ancestor of three near-equal rivals,
 # up to a parent that scores more, and up through only children; its siblings
 # that score enough (or read as a paragraph) join it. What differs, because the
-# walk keeps bits, not strings: class and id are weighted once together (+-25,
-# not +-25 each), and no same-class bonus for siblings.
+# walk keeps bits and nodes, not strings and elements: class and id are weighted
+# once together (+-25, not +-25 each); no same-class bonus for siblings; "only
+# child" and "sibling" count nodes (elements with text or links); a sibling
+# paragraph is any of TAG_GROUPS' paragraph tags (p, blockquote, pre).
 POSITIVE = re.compile(r"article|body|content|entry|hentry|h-entry|main|page|pagination|post|text|blog|story")
 NEGATIVE = re.compile(
     r"-ad-|hidden|^hid$| hid$| hid |^hid |banner|combx|comment|com-|contact|footer|gdpr|masthead|media|meta|"
