@@ -546,11 +546,12 @@ def _article(parent: np.ndarray, levels: list[np.ndarray], cues: np.ndarray, gro
     threshold = max(10.0, final[top] * 0.2)
     siblings = np.flatnonzero(parent == parent[top])
     joins = (final[siblings] >= threshold) | (siblings == top)
-    para = siblings[(group[siblings] == _PARAGRAPH) & ~joins]
-    for i in para.tolist():
-        ld, size = link_density[i], chars[i]
-        if (size > 80 and ld < 0.25) or (0 < size <= 80 and ld == 0 and _FULL_STOP.search(texts[i])):
-            joins[siblings == i] = True
+    para = np.flatnonzero((group[siblings] == _PARAGRAPH) & ~joins)  # positions among the siblings
+    ld, size = link_density[siblings[para]], chars[siblings[para]]
+    prose = (size > 80) & (ld < 0.25)
+    short = np.flatnonzero((size > 0) & (size <= 80) & (ld == 0))
+    prose[short] = [bool(_FULL_STOP.search(texts[i])) for i in siblings[para[short]].tolist()]
+    joins[para[prose]] = True
     article = np.zeros(n, dtype=bool)
     article[siblings[joins]] = True
     for level in levels[1:]:

@@ -252,3 +252,17 @@ def test_text_outside_the_article_goes_when_the_article_holds_most_of_it():
     assert most.outside_article_tokens == 0
     short = judge(STORY * 2)
     assert ABOUT in short.clean_text and short.outside_article_tokens == 0
+
+
+def test_the_articles_siblings_join_when_they_score_or_read_as_prose():
+    closing = "A closing paragraph of the story, set beside its box by the layout, long enough to be prose."
+    html = ("<html><body><div id='wrap'><div class='story'>" + STORY * 6 + f"</div><p>{closing}</p>"
+            "<p><a href='/x'>Read this too.</a></p><p>It ends.</p><p>No full stop</p>"
+            "<div class='promo'><p>Other things to read today on this site.</p></div></div>"
+            "<div id='side'><p>Elsewhere, about us, a short note that is long enough to score.</p></div></body></html>")
+    inside = {n.text: n.article for n in page_nodes(html) if n.text}
+    assert inside[STORY[3:-4]] and inside[closing]  # the top candidate; a sibling paragraph of prose
+    assert inside["It ends."]  # a short sentence without links
+    assert not inside["Read this too."] and not inside["No full stop"]  # a link; no sentence
+    assert not inside["Other things to read today on this site."]  # a sibling box that scores too little
+    assert not inside["Elsewhere, about us, a short note that is long enough to score."]
