@@ -26,8 +26,8 @@ from __future__ import annotations
 
 import json
 import os
-from itertools import compress
 from dataclasses import asdict, dataclass, field
+from itertools import compress
 from typing import Callable
 
 import numpy as np
