@@ -96,16 +96,18 @@ OK_MAYBE_CANDIDATE = re.compile(r"and|article|body|column|content|main|shadow")
 UNLIKELY_ROLES = frozenset({"menu", "menubar", "complementary", "navigation", "alert", "alertdialog", "dialog"})
 # Which text is the page's article. Readability's content scoring (Readability.js
 # _grabArticle; Apache 2.0), taken as it is where the node table allows
-# (`_article`): paragraphs of at least 25 characters score 1 + their commas +
-# one per 100 characters (at most 3), given to the parent whole, the grandparent
+# (`_article`): paragraphs of at least 25 characters score 1 + the pieces their
+# commas cut them into (innerText.split(commas).length: the commas + 1) + one
+# per 100 characters (at most 3), given to the parent whole, the grandparent
 # half and the next three ancestors a third of their level; each scored node
 # starts from its tag's base (READABILITY_BASE) and class weight (+25 for a
 # POSITIVE class or id, -25 for a NEGATIVE one) and is scaled by 1 - its link
 # density; the top candidate moves to the ancestor of three near-equal rivals,
 # up to a parent that scores more, and up through only children; its siblings
-# that score enough (or read as a paragraph) join it. What differs, because the
-# walk keeps bits and nodes, not strings and elements: class and id are weighted
-# once together (+-25, not +-25 each); no same-class bonus for siblings; "only
+# that score enough (or read as a paragraph: over 80 characters with link
+# density under 0.25, or under 80 without links and ending a sentence) join it.
+# What differs, because the walk keeps bits and nodes, not strings and elements:
+# class and id are weighted once together (+-25, not +-25 each); no same-class bonus for siblings; "only
 # child" and "sibling" count nodes (elements with text or links); a sibling
 # paragraph is any of TAG_GROUPS' paragraph tags (p, blockquote, pre).
 POSITIVE = re.compile(r"article|body|content|entry|hentry|h-entry|main|page|pagination|post|text|blog|story")
@@ -496,7 +498,8 @@ def _article(parent: np.ndarray, levels: list[np.ndarray], cues: np.ndarray, gro
     scored = np.flatnonzero(((cues >> SCORED_BIT) & 1).astype(bool) & (chars >= 25) & ~unlikely)
     if n < 2 or not len(scored):
         return everything
-    gain = 1.0 + np.array([len(_COMMAS.findall(texts[i])) for i in scored]) + np.minimum(chars[scored] // 100, 3)
+    # 1 for the paragraph, then innerText.split(commas).length: the pieces, one more than the commas
+    gain = 2.0 + np.array([len(_COMMAS.findall(texts[i])) for i in scored]) + np.minimum(chars[scored] // 100, 3)
     score = np.zeros(n)
     candidate = np.zeros(n, dtype=bool)
     up = parent[scored]
@@ -549,7 +552,7 @@ def _article(parent: np.ndarray, levels: list[np.ndarray], cues: np.ndarray, gro
     para = np.flatnonzero((group[siblings] == _PARAGRAPH) & ~joins)  # positions among the siblings
     ld, size = link_density[siblings[para]], chars[siblings[para]]
     prose = (size > 80) & (ld < 0.25)
-    short = np.flatnonzero((size > 0) & (size <= 80) & (ld == 0))
+    short = np.flatnonzero((size > 0) & (size < 80) & (ld == 0))
     prose[short] = [bool(_FULL_STOP.search(texts[i])) for i in siblings[para[short]].tolist()]
     joins[para[prose]] = True
     article = np.zeros(n, dtype=bool)

@@ -266,3 +266,20 @@ def test_the_articles_siblings_join_when_they_score_or_read_as_prose():
     assert not inside["Read this too."] and not inside["No full stop"]  # a link; no sentence
     assert not inside["Other things to read today on this site."]  # a sibling box that scores too little
     assert not inside["Elsewhere, about us, a short note that is long enough to score."]
+
+
+def test_readabilitys_paragraph_score_and_short_sibling_bound():
+    """Readability scores a paragraph 1 + innerText.split(commas).length (the
+    pieces: one more than the commas) + its hundreds of characters, and joins a
+    short sibling paragraph only under 80 characters (`nodeLength < 80`)."""
+    notes = "".join(f"<p>A note without any commas number {i} here</p>" for i in range(4))  # 4 x (1 + 1)
+    exactly_80 = "This sentence of plain words is exactly eighty characters long and it ends here."
+    assert len(exactly_80) == 80
+    html = ("<html><body><div id='wrap'><div>" + STORY * 3 + f"</div><div>{notes}</div>"
+            f"<p>{exactly_80}</p></div></body></html>")
+    inside = {n.text: n.article for n in page_nodes(html) if n.text}
+    assert inside[STORY[3:-4]]
+    # the notes' div scores div's 5 + 4 x 2 = 13, at least the threshold max(10, 20% of the top): it joins;
+    # with one point per paragraph (5 + 4 = 9) it would not
+    assert inside["A note without any commas number 0 here"]
+    assert not inside[exactly_80]
