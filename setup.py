@@ -1,9 +1,11 @@
-"""Build hook for the optional compiled DOM walk (templatemine/pagelevel/_walk.pyx).
+"""Build hook for the optional compiled DOM walk and smoothing DP
+(templatemine/pagelevel/_walk.pyx, _isotonic.pyx).
 
-Everything else about the package is in pyproject.toml. The extension is
+Everything else about the package is in pyproject.toml. The extensions are
 optional: without Cython or a C compiler, or if compiling fails, the install
-goes on without it and templatemine uses the pure-Python walk
-(templatemine/pagelevel/features.py, `COMPILED_WALK_ERROR` says why).
+goes on without them and templatemine uses the pure-Python walk and the numpy
+DP (templatemine/pagelevel/features.py `COMPILED_WALK_ERROR` and isotonic.py
+`COMPILED_DP_ERROR` say why).
 TEMPLATEMINE_PURE_PYTHON=1 skips it on purpose.
 """
 
@@ -13,7 +15,7 @@ import sys
 from setuptools import setup
 from setuptools.command.build_ext import build_ext
 
-PYX = os.path.join("templatemine", "pagelevel", "_walk.pyx")
+PYX = [os.path.join("templatemine", "pagelevel", name) for name in ("_walk.pyx", "_isotonic.pyx")]
 
 
 class OptionalBuildExt(build_ext):
@@ -34,7 +36,7 @@ class OptionalBuildExt(build_ext):
     @staticmethod
     def _skip(error, name="the extensions"):
         print(f"WARNING: templatemine: not building {name} ({type(error).__name__}: {error}); "
-              "the pure-Python DOM walk will be used", file=sys.stderr)
+              "the pure-Python DOM walk and numpy DP will be used", file=sys.stderr)
 
 
 def extensions():
@@ -43,14 +45,16 @@ def extensions():
     try:
         from Cython.Build import cythonize
     except ImportError:
-        print("WARNING: templatemine: Cython is not installed, not building the compiled DOM walk",
+        print("WARNING: templatemine: Cython is not installed, not building the compiled DOM walk and DP",
               file=sys.stderr)
         return []
-    try:
-        return cythonize([PYX], compiler_directives={"language_level": 3}, quiet=True)
-    except Exception as e:
-        OptionalBuildExt._skip(e, PYX)
-        return []
+    built = []
+    for pyx in PYX:  # one at a time: a file that fails to translate leaves the other
+        try:
+            built += cythonize([pyx], compiler_directives={"language_level": 3}, quiet=True)
+        except Exception as e:
+            OptionalBuildExt._skip(e, pyx)
+    return built
 
 
 setup(ext_modules=extensions(), cmdclass={"build_ext": OptionalBuildExt})

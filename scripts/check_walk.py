@@ -1,5 +1,5 @@
-"""The compiled DOM walk (templatemine/pagelevel/_walk.pyx) against the Python
-one, and its speed.
+"""The compiled DOM walk (templatemine/pagelevel/_walk.pyx) and smoothing DP
+(_isotonic.pyx) against the Python walk and the numpy DP, and their speed.
 
     PYTHONPATH=. .venv/bin/python scripts/check_walk.py [--corpora DIR] [--against REV] [--bench ROUNDS]
 
@@ -9,7 +9,9 @@ one, and its speed.
    equal the Python walk's output bit for bit (parent, features, n_tokens,
    texts, keep). With --against REV, the Python walk is also compared with
    features.py as committed at git revision REV (the split of
-   `_feature_matrix` into `_node_matrix` must not change it).
+   `_feature_matrix` into `_node_matrix` must not change it). Each page is
+   then judged with the shipped model (page mode) with the compiled DP and
+   with the numpy DP: smoothed scores, decisions and clean text equal.
 2. With --bench: judge_html ms/page on the scrapinghub pages, Python walk vs
    compiled, same process, best of ROUNDS alternating rounds, and where the
    compiled path's time goes.
@@ -24,6 +26,8 @@ import os
 import subprocess
 import sys
 import time
+
+import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
@@ -110,10 +114,31 @@ def main() -> int:
     args = ap.parse_args()
 
     from templatemine.pagelevel import features as F
+    from templatemine.pagelevel import isotonic
+    from templatemine.pagelevel.model import judge_page, load_model
     if F._compiled is None:
         print(f"compiled walk unavailable: {F.COMPILED_WALK_ERROR}")
         return 2
-    compiled = F._compiled
+    if isotonic._compiled is None:
+        print(f"compiled DP unavailable: {isotonic.COMPILED_DP_ERROR}")
+        return 2
+    compiled, dp, shipped = F._compiled, isotonic._compiled, load_model()
+
+    def judged(a, use):
+        isotonic._compiled = use
+        try:
+            return judge_page(a.parent, a.features, a.n_tokens, a.texts, shipped, unlikely=a.unlikely,
+                              article=a.article)
+        finally:
+            isotonic._compiled = dp
+
+    def same_judgement(a) -> str:
+        x, y = judged(a, dp), judged(a, None)
+        for name in ("y", "template", "text_template"):
+            if not np.array_equal(getattr(x, name), getattr(y, name)):
+                return "DP: " + name
+        return "" if x.clean_text == y.clean_text and x.n_sections == y.n_sections else "DP: clean text"
+
     head = features_at(args.against) if args.against else None
 
     def python_walk(html):
@@ -143,6 +168,8 @@ def main() -> int:
             if not d:
                 d = same(F.page_nodes(html, arrays=True, c_pagelets=False), p)
                 d = d and "walk(): " + d
+            if not d:
+                d = same_judgement(c)
             if not d and head is not None:
                 d = same(p, head.page_nodes(html, arrays=True))
                 d = d and f"python vs {args.against}: " + d

@@ -18,8 +18,8 @@
    same code the Spark stage runs), one table.
 5. Throughput per core, one process, the same scrapinghub pages: the
    page-mode scorer (parse + nodes + model + smoothing) beside trafilatura and
-   resiliparse; with the compiled DOM walk built (pagelevel/_walk.pyx), the
-   scorer with the Python walk too.
+   resiliparse; with the compiled DOM walk and DP built (pagelevel/_walk.pyx,
+   _isotonic.pyx), the scorer without them too (Python walk, numpy DP).
 
 The scoring defaults (c = 0.5, threshold 0.5, correction on) were fixed before
 scrapinghub was scored; the sweep printed in step 4 is not used to pick them.
@@ -132,23 +132,23 @@ def throughput(model, corpus: str = "news/scrapinghub", rounds: int = 2) -> dict
     pages = list(read_pages(corpus).values())
     scoring = Scoring()
 
-    from templatemine.pagelevel import features
+    from templatemine.pagelevel import features, isotonic
 
     def page_mode(html: str) -> str:  # parse, nodes, model, smoothing
         return judge_html(html, model, scoring).clean_text
 
-    compiled = features._compiled
+    compiled, dp = features._compiled, isotonic._compiled
 
-    def python_walk(html: str) -> str:  # the same, with the pure-Python DOM walk
-        features._compiled = None
+    def uncompiled(html: str) -> str:  # the same where no C compiler built the extensions
+        features._compiled = isotonic._compiled = None
         try:
             return judge_html(html, model, scoring).clean_text
         finally:
-            features._compiled = compiled
+            features._compiled, isotonic._compiled = compiled, dp
 
     tools = {"templatemine page mode": page_mode}
-    if compiled is not None:
-        tools["templatemine page mode, Python walk"] = python_walk
+    if compiled is not None or dp is not None:
+        tools["templatemine page mode, Python walk and numpy DP"] = uncompiled
     found, missing = available_peers(["trafilatura", "resiliparse"])
     tools.update(found)
     rates = {}
@@ -163,7 +163,8 @@ def throughput(model, corpus: str = "news/scrapinghub", rounds: int = 2) -> dict
         print(f"  {name:<24} {best:8.1f} pages/s (one core, {len(pages)} pages, "
               f"{sum(map(len, pages)) / len(pages) / 1e3:.0f} kB mean)", flush=True)
     out = {"pages": len(pages), "pages_per_s": rates, "missing": missing,
-           "walk": "compiled" if compiled is not None else f"python: {features.COMPILED_WALK_ERROR}"}
+           "walk": "compiled" if compiled is not None else f"python: {features.COMPILED_WALK_ERROR}",
+           "dp": "compiled" if dp is not None else f"numpy: {isotonic.COMPILED_DP_ERROR}"}
     if "trafilatura" in rates:
         out["ratio_to_trafilatura"] = round(rates["templatemine page mode"] / rates["trafilatura"], 2)
     if "resiliparse" in rates:

@@ -55,11 +55,21 @@ range of x everything is one section at the lower median of x.
 Speed lever: k is the number of distinct scores. Rounding scores to a grid
 (0.05 gives k <= 21) bounds time and memory to O(21 n) whatever the page size;
 see the benchmark under __main__.
+
+Compiled DP. For a tree numbered parent-first (`parent[0] == -1`,
+`parent[i] < i`: page mode's preorder node tables), the same DP runs in C
+(pagelevel/_isotonic.pyx, built by setup.py like the compiled DOM walk) when
+it is built and agrees with the numpy levels on probe trees at import
+(`COMPILED_DP_ERROR` says why not otherwise). The numpy DP makes about ten
+array calls per depth level, which on news pages cost more than the
+arithmetic; the C loops make the same choices (a unit test holds them equal
+on random trees, ties included).
 """
 
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -148,9 +158,14 @@ def smooth(parent: Sequence[int], x: Sequence[float], c: float) -> Smoothing:
         if len(parent) != 0:
             raise ValueError(f"parent has {len(parent)} entries, x has 0 nodes")
         return Smoothing(np.empty(0), np.empty(0, dtype=np.int64), 0, 0.0)
-    p, levels = _levels(parent, n)
-
     values = np.unique(xs)
+    if _compiled is not None:
+        p = np.asarray(parent)
+        if (p.ndim == 1 and p.shape[0] == n and np.issubdtype(p.dtype, np.integer) and p[0] == -1
+                and (p[1:] >= 0).all() and (p[1:] < np.arange(1, n)).all()):
+            idx, sections, n_sections = _compiled.dp(np.ascontiguousarray(p, dtype=np.int64), xs, values, c)
+            return _result(xs, values[idx], sections, n_sections, c)
+    p, levels = _levels(parent, n)
     k = values.shape[0]
     best = np.zeros((n, k))           # children's contributions, then best[v]
     for level in reversed(levels):
@@ -180,10 +195,53 @@ def smooth(parent: Sequence[int], x: Sequence[float], c: float) -> Smoothing:
 
     y = values[idx]
     sections, n_sections = _sections(p, levels, y)
+    return _result(xs, y, sections, n_sections, c)
+
+
+def _result(xs: np.ndarray, y: np.ndarray, sections: np.ndarray, n_sections: int, c: float) -> Smoothing:
     y.flags.writeable = False
     sections.flags.writeable = False
     cost = math.fsum(np.abs(xs - y).tolist()) + c * n_sections
     return Smoothing(y, sections, n_sections, cost)
+
+
+def _numpy_smooth(parent, x, c: float) -> Smoothing:
+    """`smooth` with the numpy levels whatever is built (the reference the C DP is checked against)."""
+    global _compiled
+    was, _compiled = _compiled, None
+    try:
+        return smooth(parent, x, c)
+    finally:
+        _compiled = was
+
+
+def _setup_compiled():
+    """The compiled DP (pagelevel/_isotonic.pyx), checked against the numpy DP
+    on probe trees; None (numpy) when it is not built or a probe differs."""
+    if os.environ.get("TEMPLATEMINE_PURE_PYTHON"):
+        return None, "disabled by TEMPLATEMINE_PURE_PYTHON"
+    try:
+        from templatemine.pagelevel import _isotonic
+    except ImportError as e:
+        return None, f"not built ({e})"
+    global _compiled
+    rng = np.random.default_rng(7)
+    try:
+        for n, c in ((1, 0.5), (2, 0.0), (40, 0.3), (200, 0.5), (200, 2.0)):
+            parent = np.array([-1] + [int(rng.integers(0, i)) for i in range(1, n)], dtype=np.int64)
+            x = np.round(rng.random(n) * 20) / 20
+            want = _numpy_smooth(parent, x, c)
+            _compiled = _isotonic
+            try:
+                got = smooth(parent, x, c)
+            finally:
+                _compiled = None
+            if not (np.array_equal(got.y, want.y) and np.array_equal(got.sections, want.sections)
+                    and got.n_sections == want.n_sections):
+                raise RuntimeError(f"the compiled DP differs from numpy's on a probe tree of {n} nodes, c={c}")
+    except Exception as e:
+        return None, f"disabled: {type(e).__name__}: {e}"
+    return _isotonic, ""
 
 
 def _benchmark() -> None:
@@ -206,6 +264,10 @@ def _benchmark() -> None:
                     times.append(time.perf_counter() - t)
                 print(f"{n:<6} {k:<6} {shape:<9} {1000 * min(times):8.2f}   ({label})")
 
+
+# the compiled DP, or None (numpy); COMPILED_DP_ERROR says why not
+_compiled = None
+_compiled, COMPILED_DP_ERROR = _setup_compiled()
 
 if __name__ == "__main__":
     _benchmark()

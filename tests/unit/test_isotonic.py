@@ -1,7 +1,8 @@
 """Regularised isotonic regression on a tree (Chakrabarti, Kumar & Punera 2007):
 the DP against an exhaustive search on tiny trees, c = 0 (plain L1 isotonic
 regression), large c (one section at the lower median), a page worked out by
-hand, node-order independence, and input validation."""
+hand, node-order independence, input validation, and the compiled DP (the
+numpy levels' choices, bit for bit)."""
 
 import itertools
 import math
@@ -9,6 +10,7 @@ import math
 import numpy as np
 import pytest
 
+from templatemine.pagelevel import isotonic
 from templatemine.pagelevel.isotonic import Smoothing, smooth
 
 
@@ -292,3 +294,60 @@ def test_grid_rounding_costs_at_most_n_times_the_grid():
         y = smooth(parent, rounded, c).y.tolist()
         assert _monotone(parent, y)
         assert _objective(parent, x, y, c) <= _brute(parent, x, c) + n * grid + 1e-9
+
+
+# ---------------------------------------------------------------- 4. the compiled DP
+
+compiled = pytest.mark.skipif(isotonic._compiled is None, reason=f"compiled DP: {isotonic.COMPILED_DP_ERROR}")
+
+
+def _parent_first(rng, n, deep):
+    """A tree numbered parent-first (what page mode passes), deep or bushy."""
+    return [-1] + [int(rng.integers(max(0, i - 3) if deep else 0, i)) for i in range(1, n)]
+
+
+@compiled
+def test_compiled_dp_makes_the_numpy_dps_choices():
+    rng = np.random.default_rng(2007)
+    for case in range(300):
+        n = int(rng.integers(1, 400))
+        parent = _parent_first(rng, n, deep=case % 3 == 0)
+        raw = rng.random(n)
+        x = raw if case % 4 == 0 else np.round(raw * 20) / 20  # distinct scores, or the 0.05 grid's ties
+        c = float(rng.choice([0.0, 0.05, 0.3, 0.5, 1.0, 2.0, 50.0]))
+        got = smooth(parent, x, c)
+        want = isotonic._numpy_smooth(parent, x, c)
+        assert np.array_equal(got.y, want.y), (case, n, c)
+        assert np.array_equal(got.sections, want.sections) and got.n_sections == want.n_sections
+        assert got.cost == want.cost
+
+
+@compiled
+def test_compiled_dp_matches_brute_force_and_takes_only_parent_first_trees(monkeypatch):
+    rng = np.random.default_rng(20070508)
+    for case in range(300):
+        parent, x = _random_case(rng)
+        order = np.argsort([_depth(parent, i) for i in range(len(parent))], kind="stable")  # renumber parent-first
+        inv = np.argsort(order)
+        parent = [-1 if parent[o] < 0 else int(inv[parent[o]]) for o in order]
+        x = [x[o] for o in order]
+        c = C_VALUES[case % len(C_VALUES)]
+        s = smooth(parent, x, c)
+        _check(parent, x, c, s)
+        assert abs(s.cost - _brute(parent, x, c)) <= 1e-9, (parent, x, c, s.y)
+    # a tree numbered otherwise takes the numpy levels (the C loops need parent[i] < i)
+    calls = []
+    real = isotonic._compiled.dp
+    monkeypatch.setattr(isotonic, "_compiled", type("Spy", (), {"dp": staticmethod(
+        lambda *a: calls.append(1) or real(*a))}))
+    smooth([1, -1], [0.2, 0.6], 0.1)
+    assert not calls
+    smooth([-1, 0], [0.2, 0.6], 0.1)
+    assert calls == [1]
+
+
+def _depth(parent, i):
+    d = 0
+    while parent[i] >= 0:
+        i, d = parent[i], d + 1
+    return d
