@@ -6,9 +6,14 @@ the executors, as Spark's "Python Package Management" page recommends (venv-pack
                     [--with-pyspark] [--python-prefix DIR] [--json]
 
 Builds, and rebuilds only what changed (stamps in .cache/pack/):
-  dist/templatemine-<version>-py3-none-any.whl
-      from a clean copy of pyproject.toml, README.md and templatemine/ (never a stale
-      build/ folder), with SOURCE_DATE_EPOCH fixed: the same sources give the same bytes.
+  dist/templatemine-<version>-cp311-cp311-linux_x86_64.whl (or -py3-none-any.whl)
+      from a clean copy of pyproject.toml, README.md, setup.py and templatemine/'s
+      sources (never a stale build/ folder or an in-place .so), in a fixed folder
+      (.cache/pack/wheel-src) with SOURCE_DATE_EPOCH fixed: the same sources give the
+      same bytes. setup.py compiles the optional DOM walk and smoothing DP into it
+      (pagelevel/_walk.pyx, _isotonic.pyx), so the executors score with them too;
+      where no C compiler is there the wheel is pure Python (-py3-none-any) and the
+      executors use the Python walk and numpy DP, as a local install would.
   .cache/pack-venv/  a virtualenv with that wheel installed *non-editable* (venv-pack
       refuses editable installs) and its runtime dependencies at exactly the versions
       .venv has (so executors run what the tests ran).
@@ -102,43 +107,55 @@ def project() -> dict:
         return tomllib.load(fh)["project"]
 
 
+BUILT = (".pyc", ".pyo", ".so", ".c")  # compiled or generated in place by an editable install: not sources
+
+
 def source_files() -> list[str]:
-    """What goes into the wheel, relative to ROOT."""
-    files = ["pyproject.toml", "README.md"]
+    """What the wheel is built from, relative to ROOT."""
+    files = ["pyproject.toml", "README.md", "setup.py"]
     for folder, dirs, names in os.walk(os.path.join(ROOT, "templatemine")):
         dirs[:] = sorted(d for d in dirs if d != "__pycache__" and not d.endswith(".egg-info"))
-        files += [os.path.relpath(os.path.join(folder, n), ROOT) for n in sorted(names)
-                  if not n.endswith((".pyc", ".pyo"))]
+        files += [os.path.relpath(os.path.join(folder, n), ROOT) for n in sorted(names) if not n.endswith(BUILT)]
     return files
 
 
 def build_wheel() -> tuple[str, float]:
     """dist/templatemine-*.whl, rebuilt only when a source file changed."""
     meta = project()
-    name = f"{meta['name']}-{meta['version']}-py3-none-any.whl"
-    wheel = os.path.join(DIST, name)
     files = source_files()
     want = digest(*[f + "\0" + file_digest(os.path.join(ROOT, f)) for f in files])
     stamp = read_stamp("wheel.json")
+    wheel = os.path.join(DIST, stamp.get("name", "-"))
     if os.path.exists(wheel) and stamp.get("sources") == want and stamp.get("wheel") == file_digest(wheel):
         say(f"wheel up to date: {os.path.relpath(wheel, ROOT)}")
         return wheel, 0.0
     started = time.perf_counter()
+    # a fixed folder, not a fresh temporary one: the compiled extensions record the
+    # paths they were built at, and the same sources should give the same bytes
+    src = os.path.join(STAMPS, "wheel-src")
     with tempfile.TemporaryDirectory(prefix="templatemine-wheel-") as tmp:
-        src = os.path.join(tmp, "src")
+        shutil.rmtree(src, ignore_errors=True)
         for f in files:
             os.makedirs(os.path.dirname(os.path.join(src, f)), exist_ok=True)
             shutil.copy2(os.path.join(ROOT, f), os.path.join(src, f))
         env = {**os.environ, "SOURCE_DATE_EPOCH": SOURCE_DATE_EPOCH}
         run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", os.path.join(tmp, "out"), src], env=env)
+        built = [n for n in os.listdir(os.path.join(tmp, "out")) if n.endswith(".whl")]
+        if len(built) != 1:
+            raise SystemExit(f"package: pip wheel made {built}, expected one wheel")
+        name = built[0]
+        wheel = os.path.join(DIST, name)
         os.makedirs(DIST, exist_ok=True)
         for old in os.listdir(DIST):
             if old.startswith(f"{meta['name']}-") and old.endswith(".whl") and old != name:
                 os.remove(os.path.join(DIST, old))
         os.replace(os.path.join(tmp, "out", name), wheel)
+    shutil.rmtree(src, ignore_errors=True)
     took = time.perf_counter() - started
-    write_stamp("wheel.json", {"sources": want, "wheel": file_digest(wheel)})
-    say(f"built {os.path.relpath(wheel, ROOT)} ({os.path.getsize(wheel) / 1e3:.0f} kB, {took:.1f}s)")
+    write_stamp("wheel.json", {"sources": want, "wheel": file_digest(wheel), "name": name})
+    compiled = "with the compiled DOM walk and DP" if "-py3-none-any" not in name else \
+        "pure Python: the compiled walk and DP were not built (see setup.py's warning)"
+    say(f"built {os.path.relpath(wheel, ROOT)} ({os.path.getsize(wheel) / 1e3:.0f} kB, {took:.1f}s; {compiled})")
     return wheel, took
 
 
