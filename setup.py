@@ -6,7 +6,7 @@ optional: without Cython or a C compiler, or if compiling fails, the install
 goes on without them and templatemine uses the pure-Python walk and the numpy
 DP (templatemine/pagelevel/features.py `COMPILED_WALK_ERROR` and isotonic.py
 `COMPILED_DP_ERROR` say why).
-TEMPLATEMINE_PURE_PYTHON=1 skips it on purpose.
+TEMPLATEMINE_PURE_PYTHON=1 skips them on purpose.
 """
 
 import os

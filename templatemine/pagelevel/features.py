@@ -107,9 +107,10 @@ UNLIKELY_ROLES = frozenset({"menu", "menubar", "complementary", "navigation", "a
 # that score enough (or read as a paragraph: over 80 characters with link
 # density under 0.25, or under 80 without links and ending a sentence) join it.
 # What differs, because the walk keeps bits and nodes, not strings and elements:
-# class and id are weighted once together (+-25, not +-25 each); no same-class bonus for siblings; "only
-# child" and "sibling" count nodes (elements with text or links); a sibling
-# paragraph is any of TAG_GROUPS' paragraph tags (p, blockquote, pre).
+# class and id are weighted once together (+-25, not +-25 each); no same-class
+# bonus for siblings; "only child" and "sibling" count nodes (elements with text
+# or links); a sibling paragraph is any of TAG_GROUPS' paragraph tags (p,
+# blockquote, pre).
 POSITIVE = re.compile(r"article|body|content|entry|hentry|h-entry|main|page|pagination|post|text|blog|story")
 NEGATIVE = re.compile(
     r"-ad-|hidden|^hid$| hid$| hid |^hid |banner|combx|comment|com-|contact|footer|gdpr|masthead|media|meta|"

@@ -163,7 +163,8 @@ def smooth(parent: Sequence[int], x: Sequence[float], c: float) -> Smoothing:
         p = np.asarray(parent)
         if (p.ndim == 1 and p.shape[0] == n and np.issubdtype(p.dtype, np.integer) and p[0] == -1
                 and (p[1:] >= 0).all() and (p[1:] < np.arange(1, n)).all()):
-            idx, sections, n_sections = _compiled.dp(np.ascontiguousarray(p, dtype=np.int64), xs, values, c)
+            idx, sections, n_sections = _compiled.dp(np.ascontiguousarray(p, dtype=np.int64),
+                                                     np.ascontiguousarray(xs), values, c)
             return _result(xs, values[idx], sections, n_sections, c)
     p, levels = _levels(parent, n)
     k = values.shape[0]

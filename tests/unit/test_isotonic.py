@@ -320,6 +320,9 @@ def test_compiled_dp_makes_the_numpy_dps_choices():
         assert np.array_equal(got.y, want.y), (case, n, c)
         assert np.array_equal(got.sections, want.sections) and got.n_sections == want.n_sections
         assert got.cost == want.cost
+    # scores that are a strided view (not contiguous) are taken as well
+    parent, x = _parent_first(rng, 50, deep=False), np.round(rng.random(100) * 20) / 20
+    assert np.array_equal(smooth(parent, x[::2], 0.5).y, isotonic._numpy_smooth(parent, x[::2], 0.5).y)
 
 
 @compiled
