@@ -200,6 +200,7 @@ class PageResult:
     tokens: int
     unlikely_tokens: int = 0  # of template_tokens: in unlikely candidates, not removed by the site-level run
     outside_article_tokens: int = 0  # of template_tokens: outside the article, kept by everything before
+    site_template_tokens: int = 0  # of template_tokens: own text the site-level run removed (`forced_text`)
 
 
 def judge_page(parent, features, n_tokens, texts, model: PageModel, scoring: Scoring = Scoring(),
@@ -221,6 +222,8 @@ def judge_page(parent, features, n_tokens, texts, model: PageModel, scoring: Sco
     article changes `text_template` and the text, not the model's `template`."""
     words = np.fromiter(map(len, map(str.split, texts)), dtype=np.int64, count=len(texts))  # own tokens per node
     r = _judge_unlikely(parent, features, n_tokens, texts, words, model, scoring, forced, forced_text, unlikely)
+    if forced_text is not None:
+        r.site_template_tokens = int(words[np.asarray(forced_text, dtype=bool)].sum())
     if article is None or not scoring.article:
         return r
     kept = ~r.text_template & (words > 0)

@@ -67,6 +67,13 @@ def page_modes(pages: DataFrame, config: PageLevelConfig) -> DataFrame:
         F.when(F.col("site_pages") >= config.min_site_pages, F.lit(HYBRID)).otherwise(F.lit(PAGE)).alias("mode"))
 
 
+def token_shares(m: dict) -> tuple[float, float, float]:
+    """A mode's summed tokens (run_pagelevel's `modes`) as shares of its tokens:
+    template, of which in unlikely candidates, of which outside the article."""
+    total = max(m.get("tokens") or 0, 1)
+    return tuple((m.get(k) or 0) / total for k in ("template_tokens", "unlikely_tokens", "outside_article_tokens"))
+
+
 def _judge_group(model: PageModel, scoring: Scoring):
     n_features = len(model.features)
 
@@ -78,11 +85,9 @@ def _judge_group(model: PageModel, scoring: Scoring):
         texts = pdf["text"].tolist()
         parent = pdf["parent"].to_numpy()
         forced = own_site = None
-        site_tokens = 0
         if mode == HYBRID:
             own = pdf["own_label"].to_numpy()
             forced, own_site = subtree_labels(parent, own) == 1, own == 1
-            site_tokens = sum(len(t.split()) for t, s in zip(texts, own_site) if s and t)
         r = judge_page(parent, features, pdf["n_tokens"].to_numpy(), texts, model, scoring, forced, own_site,
                        pdf["unlikely"].to_numpy(dtype=bool), pdf["article"].to_numpy(dtype=bool))
         # a pagelet is page-template when every node of it with own text lost it
@@ -92,7 +97,7 @@ def _judge_group(model: PageModel, scoring: Scoring):
         held = pd.Series(r.text_template[rows]).groupby(ordinals[rows]).all()
         return pd.DataFrame({
             "page_key": [int(pdf["page_key"].iat[0])], "mode": [mode], "clean_text": [r.clean_text],
-            "tokens": [r.tokens], "template_tokens": [r.template_tokens], "site_template_tokens": [site_tokens],
+            "tokens": [r.tokens], "template_tokens": [r.template_tokens], "site_template_tokens": [r.site_template_tokens],
             "unlikely_tokens": [r.unlikely_tokens], "outside_article_tokens": [r.outside_article_tokens],
             "n_sections": [r.n_sections], "template_pagelets": [[int(o) for o in held.index[held.to_numpy()]]],
             "x": [r.x.astype(np.float32)], "y": [np.asarray(r.y, dtype=np.float32)], "template": [r.text_template],
@@ -200,9 +205,7 @@ def run_pagelevel(spark: SparkSession, out: str, config: PageLevelConfig = PageL
                 "timings": {"total_s": round(time.time() - started, 3)}}
     output.commit([PAGE_TEMPLATENESS], "pagelevel.json", manifest)
     for mode, m in sorted(by_mode.items()):
-        share = (m["template_tokens"] or 0) / max(m["tokens"] or 0, 1)
-        rule = (m["unlikely_tokens"] or 0) / max(m["tokens"] or 0, 1)
-        outside = (m["outside_article_tokens"] or 0) / max(m["tokens"] or 0, 1)
+        share, rule, outside = token_shares(m)
         progress(f"pagelevel: {m['pages']} {mode} pages, {share:.1%} of their tokens template "
                  f"({rule:.1%} as unlikely candidates, {outside:.1%} outside the article), "
                  f"{m['mean_sections']} sections per page")

@@ -206,6 +206,13 @@ def test_unlikely_candidates_go_unless_too_little_text_is_left():
     r = judge_page([n.parent for n in nodes], [n.features for n in nodes], [n.n_tokens for n in nodes],
                    [n.text for n in nodes], never, Scoring(), forced=site, unlikely=site)
     assert comment not in r.clean_text and r.unlikely_tokens == 0
+    # the own text the site-level run removed is counted once, as site_template_tokens
+    own_site = np.array([n.text == comment for n in nodes])
+    r = judge_page([n.parent for n in nodes], [n.features for n in nodes], [n.n_tokens for n in nodes],
+                   [n.text for n in nodes], never, Scoring(), forced=site, forced_text=own_site, unlikely=site)
+    assert r.site_template_tokens == len(comment.split()) and comment not in r.clean_text
+    assert judge_page([n.parent for n in nodes], [n.features for n in nodes], [n.n_tokens for n in nodes],
+                      [n.text for n in nodes], never).site_template_tokens == 0
 
 
 ARTICLE_PAGE = (
