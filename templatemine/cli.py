@@ -306,12 +306,14 @@ def run_command(args) -> int:
 
 
 def pagelevel_lines(judged: dict) -> list[str]:
-    parts = [f"{m['pages']} {mode} ({(m['template_tokens'] or 0) / max(m['tokens'] or 0, 1):.1%} of tokens template"
-             + (f", {m['unlikely_tokens'] / max(m['tokens'] or 0, 1):.1%} as unlikely candidates"
-                if m.get("unlikely_tokens") else "")
-             + (f", {m['outside_article_tokens'] / max(m['tokens'] or 0, 1):.1%} outside the article"
-                if m.get("outside_article_tokens") else "") + ")"
-             for mode, m in sorted(judged["modes"].items())]
+    from templatemine.pagelevel.stage import token_shares
+
+    parts = []
+    for mode, m in sorted(judged["modes"].items()):
+        share, rule, outside = token_shares(m)
+        parts.append(f"{m['pages']} {mode} ({share:.1%} of tokens template"
+                     + (f", {rule:.1%} as unlikely candidates" if rule else "")
+                     + (f", {outside:.1%} outside the article" if outside else "") + ")")
     trained = judged.get("trained")
     origin = ("" if trained is None else " (trained on this run's sites)" if trained["from_run"]
               else f" (shipped: not trainable on this run, {trained['reason']})")
