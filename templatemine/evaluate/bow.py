@@ -74,16 +74,20 @@ def gold_name(path: str) -> str:
     return os.path.basename(os.path.dirname(path)) if os.path.basename(path) == "gold.jsonl" else path
 
 
-def evaluate_texts(texts: dict[str, str], gold_files: list[str], normalize=None, site_of=None) -> dict:
+def evaluate_texts(texts: dict[str, str], gold_files: list[str], normalize=None, site_of=None,
+                   gold_filter=None) -> dict:
     """Score extracted `texts` (url -> text) against each gold file: per page,
     averaged per site (`site_of(url)`; one site per file when None), then over
     sites; and the mean over files. Gold URLs are normalised with `normalize`
-    before lookup; a page without extracted text scores as extracting nothing."""
+    before lookup; a page without extracted text scores as extracting nothing.
+    `gold_filter` (str -> str), when given, rewrites each gold text first
+    (`html.unescape`, for a gold that holds literal HTML entities)."""
     per_file = {}
     for path in gold_files:
         by_site: dict[str, list] = defaultdict(list)
         for u, g in read_gold(path).items():
             key = (normalize(u) if normalize else u) or u
+            g = gold_filter(g) if gold_filter else g
             by_site[site_of(key) if site_of else ""].append(prf(texts.get(key, ""), g))
         per_file[gold_name(path)] = site_means(by_site)
     f1s = [s.f1 for s in per_file.values()]

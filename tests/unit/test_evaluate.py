@@ -38,6 +38,19 @@ def test_pages_averaged_per_site_then_over_sites(tmp_path):
     assert score.sites == 2 and score.pages == 4 and score.f1 == 0.5
 
 
+def test_gold_filter_rewrites_each_gold_text(tmp_path):
+    import html
+
+    gold = tmp_path / "news.jsonl"  # a gold with literal entities, as news/cleanportaleval's
+    gold.write_text(json.dumps({"url": "https://a.org/1", "gold_text": "It&rsquo;s Bob&#8217;s"}))
+    texts = {"https://a.org/1": "It\u2019s Bob\u2019s"}  # what an extractor that decodes HTML outputs
+    as_given = evaluate_texts(texts, [str(gold)])["per_file"][str(gold)]
+    decoded = evaluate_texts(texts, [str(gold)], gold_filter=html.unescape)["per_file"][str(gold)]
+    # as given, the gold's words are it, rsquo, s, bob, 8217, s: the text matches 4 of 6
+    assert as_given.recall == 4 / 6 and as_given.precision == 1.0
+    assert decoded.f1 == 1.0
+
+
 def test_evaluate_arguments_both_forms(tmp_path):
     import pytest
 
