@@ -82,13 +82,13 @@ def score_out(out: str, corpus: str) -> dict:
     if corpus == "sites":  # one file per site: the mean over the nine
         return {"f1": round(res["mean_f1"], 4), "per_site": {k: round(v.f1, 4) for k, v in res["per_file"].items()}}
     s = next(iter(res["per_file"].values()))
-    out = {"f1": round(s.f1, 4), "precision": round(s.precision, 4), "recall": round(s.recall, 4)}
+    scores = {"f1": round(s.f1, 4), "precision": round(s.precision, 4), "recall": round(s.recall, 4)}
     if corpus == "news/cleanportaleval":
         d = next(iter(evaluate_texts(texts, golds(corpus), normalize_url, site_of,
                                      gold_filter=html.unescape)["per_file"].values()))
-        out["entities_decoded"] = {"f1": round(d.f1, 4), "precision": round(d.precision, 4),
-                                   "recall": round(d.recall, 4)}
-    return out
+        scores["entities_decoded"] = {"f1": round(d.f1, 4), "precision": round(d.precision, 4),
+                                      "recall": round(d.recall, 4)}
+    return scores
 
 
 # a literal HTML entity in a gold text ("&rsquo;", "&#8217;"): text no extractor that decodes HTML outputs
