@@ -97,34 +97,27 @@ LITERAL_ENTITY = r"&(#\d+|#x[0-9a-f]+|[a-z]+\d*);"
 
 def gold_entities(corpus: str = "news/cleanportaleval") -> dict:
     """Step 6: the corpus's gold holds literal HTML entities. The peers of
-    PEERS scored against the gold as given and against the gold with them
-    decoded (html.unescape), the same metric otherwise; page and hybrid mode
-    are step 3's Spark outputs, scored both ways there (`score_out`)."""
+    PEERS, each run once over the pages (evaluate/peers.py `run_peers`), scored
+    against the gold as given and against the gold with them decoded
+    (html.unescape), the same metric otherwise; page and hybrid mode are step
+    3's Spark outputs, scored both ways there (`score_out`)."""
     import html
     import re
 
-    from templatemine.evaluate.bow import prf, read_gold, site_means
-    from templatemine.evaluate.peers import available_peers
+    from templatemine.evaluate.bow import evaluate_texts, read_gold
+    from templatemine.evaluate.peers import available_peers, run_peers
     from templatemine.html.urls import registered_domain, url_host
 
     gold = read_gold(golds(corpus)[0])
     found = [re.findall(LITERAL_ENTITY, g, re.I) for g in gold.values()]
     out: dict = {"pages_with_entities": sum(1 for f in found if f), "pages": len(gold),
                  "entities": sum(map(len, found))}
-    pages = read_pages(corpus)
-    peers, missing = available_peers(list(PEERS[corpus]))
-    out["missing"] = missing
-    for name, extract in peers.items():
-        row = {}
-        for label, transform in (("gold as given", str), ("entities decoded", html.unescape)):
-            by = defaultdict(list)
-            for u, g in gold.items():
-                try:
-                    text = extract(pages[u]) if u in pages else ""
-                except Exception:  # a peer that fails on a page extracts nothing there (evaluate/peers.py)
-                    text = ""
-                by[registered_domain(url_host(u))].append(prf(text or "", transform(g)))
-            row[label] = round(site_means(by).f1, 4)
+    peers, out["missing"] = available_peers(list(PEERS[corpus]))
+    for name, texts in run_peers(read_pages(corpus), peers).items():
+        row = {label: round(next(iter(evaluate_texts(
+                   texts, golds(corpus), site_of=lambda u: registered_domain(url_host(u)),
+                   gold_filter=transform)["per_file"].values())).f1, 4)
+               for label, transform in (("gold as given", None), ("entities decoded", html.unescape))}
         out[name] = row
         print(f"  {name:<24} gold as given {row['gold as given']:.3f}   entities decoded "
               f"{row['entities decoded']:.3f}", flush=True)
