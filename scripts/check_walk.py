@@ -128,7 +128,7 @@ def main() -> int:
         isotonic._compiled = use
         try:
             return judge_page(a.parent, a.features, a.n_tokens, a.texts, shipped, unlikely=a.unlikely,
-                              article=a.article, lead=a.lead)
+                              article=a.article)
         finally:
             isotonic._compiled = dp
 

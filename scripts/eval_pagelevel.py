@@ -164,7 +164,7 @@ def ablation(model, corpus: str) -> dict:
             ns = nodes.get(u) or []
             r = judge_page([n.parent for n in ns], [n.features for n in ns], [n.n_tokens for n in ns],
                            [n.text for n in ns], model, sc, unlikely=[n.unlikely for n in ns],
-                           article=[n.article for n in ns], lead=[n.lead for n in ns]) if ns else None
+                           article=[n.article for n in ns]) if ns else None
             by[registered_domain(url_host(u))].append(prf(r.clean_text if r else "", g))
         s = site_means(by)
         rows[name] = {"precision": round(s.precision, 4), "recall": round(s.recall, 4), "f1": round(s.f1, 4)}

@@ -67,7 +67,6 @@ NODE_FIELDS = _struct(
     ("features", ArrayType(FloatType(), containsNull=False), False),  # pagelevel.features.FEATURES order
     ("unlikely", BooleanType(), False),  # in an unlikely candidate's subtree (features.UNLIKELY_CANDIDATES)
     ("article", BooleanType(), False),  # in the page's article (Readability's top candidate + siblings) or an <h1>
-    ("lead", BooleanType(), False),  # between the article's <h1> and its body (the standfirst, byline, caption)
 )
 
 _RECORD_COLUMNS = (

@@ -165,7 +165,6 @@ class DomNode(NamedTuple):
     features: list[float]
     unlikely: bool  # in the subtree of an unlikely candidate (Readability's rule, UNLIKELY_CANDIDATES)
     article: bool  # in the page's article (Readability's top candidate and the siblings it joins) or an <h1>
-    lead: bool  # between the article's <h1> and its body, in document order (`_article`)
 
 
 def node_rows(root, pagelets, split: set[int], width: int = WRAP_WIDTH, arrays: bool = False):
@@ -194,7 +193,7 @@ def page_nodes(html: str, k: int = 3, width: int = WRAP_WIDTH, arrays: bool = Fa
     root = tree.body or tree.root
     if root is None:
         return PageArrays(np.zeros(0, np.int64), np.zeros((0, N_FEATURES)), np.zeros(0, np.int64), [],
-                          np.zeros(0, np.int64), np.zeros(0, bool), np.zeros(0, bool), np.zeros(0, bool)) if arrays else []
+                          np.zeros(0, np.int64), np.zeros(0, bool), np.zeros(0, bool)) if arrays else []
     links = root.css(LINK_SELECTOR)
     if arrays and c_pagelets and _compiled is not None:  # pagelets, split elements and nodes in C (_walk.pyx)
         return _node_matrix(*_compiled.page(root.mem_id, [link.mem_id for link in links], k, width))
@@ -366,7 +365,6 @@ class PageArrays(NamedTuple):
     keep: np.ndarray  # index into the walk's nodes
     unlikely: np.ndarray  # bool: in the subtree of an unlikely candidate
     article: np.ndarray  # bool: in the page's article or an <h1> (`_article`; all True: no article found)
-    lead: np.ndarray  # bool: between the article's <h1> and its body (`_article`)
 
 
 def _features(accs: list[_Acc], width: int) -> list[DomNode]:
@@ -380,8 +378,7 @@ def _features(accs: list[_Acc], width: int) -> list[DomNode]:
         acc = accs[i]
         text = a.texts[new]
         out.append(DomNode(new, parent[new], acc.depth, acc.label, acc.pagelet, acc.own_pagelets if text else [],
-                           text, t_int[new], rows[new], bool(a.unlikely[new]), bool(a.article[new]),
-                           bool(a.lead[new])))
+                           text, t_int[new], rows[new], bool(a.unlikely[new]), bool(a.article[new])))
     return out
 
 
@@ -456,10 +453,10 @@ def _node_matrix(parent: np.ndarray, depth: np.ndarray, own: np.ndarray, texts: 
     index[keep] = np.arange(m)
     new_parent = np.where(parent[keep] >= 0, index[np.maximum(parent[keep], 0)], -1)
     unlikely = _unlikely(parent, levels, cues_all, group_all)
-    article, lead = _article(parent, levels, cues_all, group_all, texts, unlikely,
-                             np.where(tokens > 0, anchor / np.maximum(tokens, 1), 0.0), children)
+    article = _article(parent, levels, cues_all, group_all, texts, unlikely,
+                       np.where(tokens > 0, anchor / np.maximum(tokens, 1), 0.0), children)
     return PageArrays(new_parent, f, t.astype(np.int64), [texts[i] for i in keep.tolist()], keep, unlikely[keep],
-                      article[keep], lead[keep])
+                      article[keep])
 
 
 _TABLE, _HEADING = list(TAG_GROUPS).index("table"), list(TAG_GROUPS).index("heading")
@@ -490,18 +487,14 @@ _FULL_STOP = re.compile(r"\.( |$)")  # a short sibling paragraph ending a senten
 
 
 def _article(parent: np.ndarray, levels: list[np.ndarray], cues: np.ndarray, group: np.ndarray, texts: list[str],
-             unlikely: np.ndarray, link_density: np.ndarray, children: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+             unlikely: np.ndarray, link_density: np.ndarray, children: np.ndarray) -> np.ndarray:
     """Per node: in the page's article, Readability's top candidate and the
     siblings it joins (the comment at POSITIVE says what is taken and how), or
-    an <h1> (the article's title, which Readability returns apart); and in its
-    lead, between that <h1> and the article in document order (the story's
-    standfirst, byline, lead media caption: what Readability's ancestor scoring
-    leaves out when it sits in a sibling of the story's container). Paragraphs
+    an <h1> (the article's title, which Readability returns apart). Paragraphs
     in unlikely candidates do not score (Readability removes those first).
-    The article is all True, and the lead empty, when no candidate stands out
-    (the top one is <body>)."""
+    All True when no candidate stands out (the top one is <body>)."""
     n = len(parent)
-    everything = np.ones(n, dtype=bool), np.zeros(n, dtype=bool)
+    everything = np.ones(n, dtype=bool)
     chars = np.fromiter(map(len, texts), dtype=np.int64, count=n)
     scored = np.flatnonzero(((cues >> SCORED_BIT) & 1).astype(bool) & (chars >= 25) & ~unlikely)
     if n < 2 or not len(scored):
@@ -564,19 +557,10 @@ def _article(parent: np.ndarray, levels: list[np.ndarray], cues: np.ndarray, gro
     prose[short] = [bool(_FULL_STOP.search(texts[i])) for i in siblings[para[short]].tolist()]
     joins[para[prose]] = True
     article = np.zeros(n, dtype=bool)
-    roots = siblings[joins]
-    article[roots] = True
+    article[siblings[joins]] = True
     for level in levels[1:]:
         article[level] |= article[parent[level]]
-    # the lead: what lies between the article's headline and its body, in document order (a
-    # standfirst, the byline, the lead video's caption), when one <h1> with text outside the body
-    # comes before it; the nodes in between that are not the body's
-    lead = np.zeros(n, dtype=bool)
-    title = ((cues >> TITLE_BIT) & 1).astype(bool)
-    heads = np.flatnonzero(title & ~article & (chars > 0))
-    if len(heads) == 1 and heads[0] < roots.min():
-        lead[heads[0] + 1:roots.min()] = True
-    return article | title, lead
+    return article | ((cues >> TITLE_BIT) & 1).astype(bool)
 
 
 def _setup_compiled():
@@ -616,7 +600,6 @@ def _same_arrays(a: PageArrays, b: PageArrays) -> bool:
                 for x, y in ((a.parent, b.parent), (a.features, b.features), (a.n_tokens, b.n_tokens),
                              (a.keep, b.keep)))
             and a.unlikely.tobytes() == b.unlikely.tobytes() and a.article.tobytes() == b.article.tobytes()
-            and a.lead.tobytes() == b.lead.tobytes()
             and a.texts == b.texts)
 
 

@@ -204,7 +204,7 @@ class PageResult:
 
 
 def judge_page(parent, features, n_tokens, texts, model: PageModel, scoring: Scoring = Scoring(),
-               forced=None, forced_text=None, unlikely=None, article=None, lead=None) -> PageResult:
+               forced=None, forced_text=None, unlikely=None, article=None) -> PageResult:
     """Score a page's nodes, smooth over the tree, and keep the own text of the
     nodes below the threshold. Hybrid mode: `forced` (bool per node) marks the
     nodes whose whole subtree the site-level run found to be template, and
@@ -218,11 +218,8 @@ def judge_page(parent, features, n_tokens, texts, model: PageModel, scoring: Sco
     `scoring.article`, what the model keeps outside it goes too, when the
     article holds at least half of the kept words and UNLIKELY_MIN_CHARS
     characters (a page whose kept text is mostly elsewhere, such as a
-    documentation page of many tables, where one table wins, keeps it). When
-    it does, `lead` (bool per node, PageArrays.lead: between the article's
-    <h1> and its body) counts as inside too: the lead does not count towards
-    that condition, it only keeps what the model keeps there. The article
-    changes `text_template` and the text, not the model's `template`."""
+    documentation page of many tables, where one table wins, keeps it). The
+    article changes `text_template` and the text, not the model's `template`."""
     words = np.fromiter(map(len, map(str.split, texts)), dtype=np.int64, count=len(texts))  # own tokens per node
     r = _judge_unlikely(parent, features, n_tokens, texts, words, model, scoring, forced, forced_text, unlikely)
     if forced_text is not None:
@@ -237,9 +234,6 @@ def judge_page(parent, features, n_tokens, texts, model: PageModel, scoring: Sco
     chars_in = sum(len(t) + 1 for t in compress(texts, inside.tolist())) - 1  # of the clean text it would leave
     if 2 * int(words[inside].sum()) < int(words[kept].sum()) or chars_in < UNLIKELY_MIN_CHARS:
         return r
-    if lead is not None:  # the condition held on the article alone; the lead stays as the model judged it
-        inside |= kept & np.asarray(lead, dtype=bool)
-        outside = kept & ~inside
     cut = int(words[outside].sum())
     r.text_template = r.text_template | outside
     r.clean_text = " ".join(compress(texts, inside.tolist()))
@@ -309,7 +303,7 @@ def judge_html(html: str, model: PageModel, scoring: Scoring = Scoring()) -> Pag
 
     a = page_nodes(html, arrays=True)
     return judge_page(a.parent, a.features, a.n_tokens, a.texts, model, scoring, unlikely=a.unlikely,
-                      article=a.article, lead=a.lead)
+                      article=a.article)
 
 
 def subtree_labels(parent, own_label) -> np.ndarray:

@@ -89,8 +89,7 @@ def _judge_group(model: PageModel, scoring: Scoring):
             own = pdf["own_label"].to_numpy()
             forced, own_site = subtree_labels(parent, own) == 1, own == 1
         r = judge_page(parent, features, pdf["n_tokens"].to_numpy(), texts, model, scoring, forced, own_site,
-                       pdf["unlikely"].to_numpy(dtype=bool), pdf["article"].to_numpy(dtype=bool),
-                       pdf["lead"].to_numpy(dtype=bool))
+                       pdf["unlikely"].to_numpy(dtype=bool), pdf["article"].to_numpy(dtype=bool))
         # a pagelet is page-template when every node of it with own text lost it
         ordinals = pdf["pagelet_ordinal"].to_numpy()
         has_text = np.array([bool(t) for t in texts], dtype=bool)
@@ -118,13 +117,11 @@ def judged_pages(nodes: DataFrame, modes: DataFrame, template_pagelets: DataFram
                              else F.lit(False))
     nodes = nodes.withColumn("article", F.coalesce(F.col("article"), F.lit(True)) if "article" in nodes.columns
                              else F.lit(True))  # and without an article everything is in it
-    nodes = nodes.withColumn("lead", F.coalesce(F.col("lead"), F.lit(False)) if "lead" in nodes.columns
-                             else F.lit(False))
     labelled = (own_text_labels(nodes, template_pagelets) if template_pagelets is not None
                 else nodes.withColumn("own_label", F.lit(-1)))
     rows = labelled.join(modes.select("page_key", "mode"), "page_key").select(
         "page_key", "mode", "node", "parent", "pagelet_ordinal", "text", "n_tokens", "features", "own_label",
-        "unlikely", "article", "lead")
+        "unlikely", "article")
     return rows.groupBy("page_key").applyInPandas(_judge_group(model, scoring), JUDGED_SCHEMA)
 
 

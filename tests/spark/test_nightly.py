@@ -212,11 +212,11 @@ def test_a_state_from_before_a_new_column_gains_it(spark, tmp_path):
     assert any(r[unlikely] for r in rows)  # the comment box is an unlikely candidate
     full = spark.createDataFrame(rows, S.NODES_SCHEMA)
     state = State(spark, str(tmp_path / "state"))
-    full.drop("unlikely", "article", "lead").write.format("delta").save(state.path(NODES))
+    full.drop("unlikely", "article").write.format("delta").save(state.path(NODES))
     state.create_if_missing(NODES, S.NODES_SCHEMA)
     table = state.latest(NODES)
     assert table.columns == S.NODES_SCHEMA.names
-    assert table.where(F.col("unlikely").isNull() & F.col("article").isNull() & F.col("lead").isNull()).count() == len(rows)
+    assert table.where(F.col("unlikely").isNull() & F.col("article").isNull()).count() == len(rows)
     state.merge(NODES, full.withColumn("page_key", F.lit(8).cast("long")), ["page_key", "node"], update_all=False)
     assert state.latest(NODES).where("page_key = 8 AND unlikely IS NULL").count() == 0
     modes = spark.createDataFrame([(7, "page"), (8, "page")], "page_key long, mode string")

@@ -261,63 +261,6 @@ def test_text_outside_the_article_goes_when_the_article_holds_most_of_it():
     assert ABOUT in short.clean_text and short.outside_article_tokens == 0
 
 
-LEAD_PAGE = (
-    "<html><body><div class='nav'><ul><li><a href='/'>Home</a></li><li><a href='/world'>World</a></li></ul></div>"
-    "<div id='content'><h1>Parliament votes on the budget</h1><div class='byline'>By a reporter</div>"
-    "<div class='video'><div class='caption-box'><p>{caption}</p></div></div>"
-    "<div class='post'><div class='story'>{story}</div></div></div>"
-    "<div class='rail'><p>{about}</p></div></body></html>")
-CAPTION = "The finance minister, in a video from the chamber, explains what the vote means for households."
-
-
-def test_the_lead_lies_between_the_articles_h1_and_its_body():
-    """A caption in a sibling of the story's container scores into other
-    ancestors than the story's paragraphs, so Readability's article leaves it
-    out; it lies between the headline and the body: the lead."""
-    rows = page_nodes(LEAD_PAGE.format(caption=CAPTION, story=STORY * 6, about=ABOUT))
-    by_text = {n.text: n for n in rows if n.text}
-    assert by_text[STORY[3:-4]].article and not by_text[STORY[3:-4]].lead
-    assert by_text["Parliament votes on the budget"].article  # the <h1>, as before
-    assert not by_text[CAPTION].article and by_text[CAPTION].lead
-    assert by_text["By a reporter"].lead
-    assert not by_text[ABOUT].lead and not by_text["Home"].lead  # after the body; before the <h1>
-    a = page_nodes(LEAD_PAGE.format(caption=CAPTION, story=STORY * 6, about=ABOUT), arrays=True)
-    assert a.lead.tolist() == [n.lead for n in rows]
-    # two headlines with text outside the body: which one heads the story is not known, no lead
-    two = page_nodes(LEAD_PAGE.replace("<div class='nav'>", "<div class='nav'><h1>The Daily Paper</h1>")
-                     .format(caption=CAPTION, story=STORY * 6, about=ABOUT))
-    assert not any(n.lead for n in two)
-    # the <h1> after the body: no lead
-    after = page_nodes(LEAD_PAGE.replace("<h1>Parliament votes on the budget</h1>", "")
-                       .replace("<div class='rail'>", "<h1>Parliament votes on the budget</h1><div class='rail'>")
-                       .format(caption=CAPTION, story=STORY * 6, about=ABOUT))
-    assert not any(n.lead for n in after)
-
-
-def test_the_lead_stays_but_does_not_decide_whether_the_article_is_cut():
-    never = _toy_model(0.0, -20.0)  # templateness ~ 0: the model keeps everything
-
-    def judge(html: str, with_lead: bool = True):
-        nodes = page_nodes(html)
-        return judge_page([n.parent for n in nodes], [n.features for n in nodes], [n.n_tokens for n in nodes],
-                          [n.text for n in nodes], never, unlikely=[n.unlikely for n in nodes],
-                          article=[n.article for n in nodes], lead=[n.lead for n in nodes] if with_lead else None)
-
-    html = LEAD_PAGE.format(caption=CAPTION, story=STORY * 6, about=ABOUT)
-    r = judge(html)
-    assert CAPTION in r.clean_text and "By a reporter" in r.clean_text and r.clean_text.count("wide margin") == 6
-    assert ABOUT not in r.clean_text and "Home" not in r.clean_text
-    assert r.outside_article_tokens == len(ABOUT.split()) + len("Home World".split())
-    without = judge(html, with_lead=False)
-    assert CAPTION not in without.clean_text and "By a reporter" not in without.clean_text
-    # a long lead (60 bylines, 180 words, too short to score) does not make the article
-    # (the <h1> and the story, 107 words) hold half of the kept words: nothing goes
-    long_lead = judge(LEAD_PAGE.replace("<div class='byline'>By a reporter</div>",
-                                        "<div class='byline'>By a reporter</div>" * 60)
-                      .format(caption=CAPTION, story=STORY * 6, about=ABOUT))
-    assert long_lead.outside_article_tokens == 0 and ABOUT in long_lead.clean_text
-
-
 def test_the_articles_siblings_join_when_they_score_or_read_as_prose():
     closing = "A closing paragraph of the story, set beside its box by the layout, long enough to be prose."
     html = ("<html><body><div id='wrap'><div class='story'>" + STORY * 6 + f"</div><p>{closing}</p>"
