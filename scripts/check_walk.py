@@ -7,7 +7,8 @@
    compiled `page_nodes(html, arrays=True)` (`_walk.page`: pagelets and walk in
    C) and the compiled walk given html/pagelets.py's pagelets (`_walk.walk`)
    equal the Python walk's output bit for bit (parent, features, n_tokens,
-   texts, keep). With --against REV, the Python walk is also compared with
+   texts, keep), and so do the NODES rows extract writes (`page_nodes(html)`:
+   labels, pagelets, every field). With --against REV, the Python walk is also compared with
    features.py as committed at git revision REV (the split of
    `_feature_matrix` into `_node_matrix` must not change it). Each page is
    then judged with the shipped model (page mode) with the compiled DP and
@@ -141,10 +142,10 @@ def main() -> int:
 
     head = features_at(args.against) if args.against else None
 
-    def python_walk(html):
+    def python_walk(html, arrays=True):
         F._compiled = None
         try:
-            return F.page_nodes(html, arrays=True)
+            return F.page_nodes(html, arrays=arrays)
         finally:
             F._compiled = compiled
 
@@ -168,6 +169,8 @@ def main() -> int:
             if not d:
                 d = same(F.page_nodes(html, arrays=True, c_pagelets=False), p)
                 d = d and "walk(): " + d
+            if not d and F.page_nodes(html) != python_walk(html, arrays=False):
+                d = "NODES rows"
             if not d:
                 d = same_judgement(c)
             if not d and head is not None:

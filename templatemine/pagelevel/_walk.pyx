@@ -544,6 +544,7 @@ cdef int pagelet_flags(Table *t, tmw_node *root, list link_ids, int64_t k) excep
 
 cdef struct Rec:
     int64_t parent, depth, cues, inside, anchor, links, group
+    size_t node  # the Lexbor node (a LexborNode's mem_id), for the NODES rows' labels and pagelets
     Py_ssize_t head, tail  # own text nodes: first and last index into the parts list (-1: none)
     unsigned char is_pagelet, is_split
 
@@ -637,6 +638,7 @@ cdef int set_rec(Rec *rec, Rec *parent, Py_ssize_t up, tmw_node *node, int code,
     rec.links = 0
     rec.group = code_group[code] if code >= 0 else -1
     rec.head = rec.tail = -1
+    rec.node = <size_t> node
     rec.is_pagelet = slot != NULL and (slot.flags & F_PAGELET) != 0
     rec.is_split = slot != NULL and (slot.flags & F_SPLIT) != 0
     return 0
@@ -800,13 +802,53 @@ cdef tuple python_own(_Buffers b, Rec *rec, Py_ssize_t width, list texts, Py_ssi
     return tok, lines, last, s
 
 
-def walk(size_t root_id, object pagelet_ids, object split_ids, Py_ssize_t width):
+cdef object label(tmw_node *node):
+    """features._label: tag#id.class, from the element's name and its id and
+    class (the last attribute of each name, as the dict selectolax builds)."""
+    cdef size_t ln = 0
+    cdef const unsigned char *s = f_elem_qname(<const void *> node, &ln)
+    cdef tmw_attr *at = (<tmw_element *> node).first_attr
+    cdef tmw_attr *id_at = NULL
+    cdef tmw_attr *class_at = NULL
+    cdef int k
+    out = None if s == NULL else PyUnicode_DecodeUTF8(<const char *> s, ln, "replace")
+    while at != NULL:
+        k = attr_key(at)
+        if k == A_ID:
+            id_at = at
+        elif k == A_CLASS:
+            class_at = at
+        at = at.next
+    if id_at != NULL:
+        value = attr_value(id_at)
+        if value:
+            out += "#" + value.strip()
+    if class_at != NULL:
+        value = attr_value(class_at)
+        if value:
+            out += "." + ".".join(value.split())
+    return out
+
+
+cdef tuple row_columns(_Buffers b):
+    """Per node, for the NODES rows: its Lexbor node (mem_id) and its label."""
+    cdef Py_ssize_t i, n = b.n_recs
+    cdef list ids = [0] * n
+    cdef list labels = [None] * n
+    for i in range(n):
+        ids[i] = b.recs[i].node
+        labels[i] = label(<tmw_node *> b.recs[i].node)
+    return ids, labels
+
+
+def walk(size_t root_id, object pagelet_ids, object split_ids, Py_ssize_t width, bint rows=False):
     """dom_nodes' accumulation below the Lexbor node at `root_id` (a
     LexborNode's mem_id; its tree must stay alive during the call), given the
     mem_ids of the pagelet elements and of the split elements.
 
     Returns (parent, depth, own, texts, cues, inside, group, is_pagelet,
-    is_split), one entry per node in preorder: `features._node_matrix`'s input."""
+    is_split), one entry per node in preorder: `features._node_matrix`'s input;
+    with `rows`, then (mem_ids, labels), what the NODES rows add (`features.node_rows`)."""
     if not ready:
         raise RuntimeError("templatemine.pagelevel._walk: setup() has not succeeded")
     cdef _Buffers b = _Buffers()
@@ -816,6 +858,8 @@ def walk(size_t root_id, object pagelet_ids, object split_ids, Py_ssize_t width)
     for k in split_ids:
         t_put(&b.table, <uintptr_t> <size_t> k).flags |= F_SPLIT
     walk_tree(b, <tmw_node *> root_id)
+    if rows:
+        return columns(b, width) + row_columns(b)
     return columns(b, width)
 
 

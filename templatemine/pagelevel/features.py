@@ -168,15 +168,25 @@ class DomNode(NamedTuple):
 
 
 def node_rows(root, pagelets, split: set[int], width: int = WRAP_WIDTH, arrays: bool = False):
-    """`dom_nodes` given the page's pagelets (html/pagelets.py `PageletNode`s)."""
+    """`dom_nodes` given the page's pagelets (html/pagelets.py `PageletNode`s),
+    by the compiled walk where it is built: the same arrays or rows."""
     pagelet_of = {p.node_id: p.ordinal for p in pagelets if p.node_id is not None}
-    if arrays and _compiled is not None:  # the arrays need neither labels nor text runs
-        return _node_matrix(*_compiled.walk(root.mem_id, pagelet_of.keys(), split, width))
+    use = _compiled
+    if arrays and use is not None:  # the arrays need neither labels nor text runs
+        return _node_matrix(*use.walk(root.mem_id, pagelet_of.keys(), split, width))
     text_runs: dict[int, list[int]] = {}
     for p in pagelets:
         if p.parent_id is not None:
             text_runs.setdefault(p.parent_id, []).append(p.ordinal)
-    return dom_nodes(root, pagelet_of, split, text_runs, width, arrays)
+    if use is None:
+        return dom_nodes(root, pagelet_of, split, text_runs, width, arrays)
+    *columns, ids, labels = use.walk(root.mem_id, pagelet_of.keys(), split, width, True)
+    parent = columns[0].tolist()
+    pagelet = [pagelet_of.get(ids[0], -1)]  # as dom_nodes carries it down: a pagelet element is a node
+    for i in range(1, len(ids)):
+        pagelet.append(pagelet_of.get(ids[i], pagelet[parent[i]]))
+    own = [([pg] if pg >= 0 else []) + text_runs.get(mid, []) for pg, mid in zip(pagelet, ids)]
+    return _rows(_node_matrix(*columns), columns[1].tolist(), labels, pagelet, own)
 
 
 def page_nodes(html: str, k: int = 3, width: int = WRAP_WIDTH, arrays: bool = False, c_pagelets: bool = True):
@@ -368,17 +378,24 @@ class PageArrays(NamedTuple):
 
 
 def _features(accs: list[_Acc], width: int) -> list[DomNode]:
-    """The page's DomNode rows (the NODES table)."""
-    a = _feature_matrix(accs, width)
+    """The page's DomNode rows (the NODES table), from the Python walk."""
+    return _rows(_feature_matrix(accs, width), [a.depth for a in accs], [a.label for a in accs],
+                 [a.pagelet for a in accs], [a.own_pagelets for a in accs])
+
+
+def _rows(a: PageArrays, depth: list[int], labels: list[str], pagelet: list[int],
+          own_pagelets: list[list[int]]) -> list[DomNode]:
+    """DomNode rows of the kept nodes of `a`; the lists are per walked node
+    (either walk's), indexed as `a.keep`."""
     rows = a.features.tolist()
     parent = a.parent.tolist()
     t_int = a.n_tokens.tolist()
+    unlikely, article = a.unlikely.tolist(), a.article.tolist()
     out: list[DomNode] = []
     for new, i in enumerate(a.keep.tolist()):
-        acc = accs[i]
         text = a.texts[new]
-        out.append(DomNode(new, parent[new], acc.depth, acc.label, acc.pagelet, acc.own_pagelets if text else [],
-                           text, t_int[new], rows[new], bool(a.unlikely[new]), bool(a.article[new])))
+        out.append(DomNode(new, parent[new], depth[i], labels[i], pagelet[i], own_pagelets[i] if text else [],
+                           text, t_int[new], rows[new], unlikely[new], article[new]))
     return out
 
 
@@ -587,6 +604,11 @@ def _setup_compiled():
             raise RuntimeError("_walk.page's output differs from the Python walk's on the probe page")
         if not _same_arrays(want, page_nodes(_walk.PROBE_HTML, arrays=True, c_pagelets=False)):
             raise RuntimeError("_walk.walk's output differs from the Python walk's on the probe page")
+        _compiled = None
+        want_rows = page_nodes(_walk.PROBE_HTML)
+        _compiled = _walk
+        if page_nodes(_walk.PROBE_HTML) != want_rows:
+            raise RuntimeError("_walk.walk's NODES rows differ from the Python walk's on the probe page")
     except Exception as e:  # a selectolax / Lexbor whose layout differs: keep the Python walk
         return None, f"disabled: {type(e).__name__}: {e}"
     finally:

@@ -109,6 +109,35 @@ def test_compiled_equals_python(name, html, monkeypatch):
     assert_same(F.page_nodes(html, arrays=True, c_pagelets=False), want)  # `_walk.walk`: html/pagelets.py's pagelets
 
 
+@pytest.mark.parametrize("name,html", _pages(), ids=[n for n, _ in _pages()])
+def test_compiled_nodes_rows_equal_python(name, html, monkeypatch):
+    """The NODES rows extract writes (labels, pagelets, own pagelets, every
+    field) from the compiled walk equal the Python walk's."""
+    with monkeypatch.context() as m:
+        m.setattr(F, "_compiled", None)
+        want = F.page_nodes(html)
+    got = F.page_nodes(html)
+    assert got == want
+    assert [type(v) for v in got[0]] == [type(v) for v in want[0]] if want else got == []
+
+
+def test_compiled_rows_carry_labels_and_pagelets():
+    """What only the rows hold, spelled out on one page: labels with id and
+    class as selectolax reads them, the pagelet carried down, text runs."""
+    html = ("<body><div id=' top ' class='a  b'><p class=''>para</p></div>" + CASES["text runs directly in split "
+            "elements"][6:-7] + "<div id=''>no id</div></body>")
+    rows = {r.text: r for r in F.page_nodes(html) if r.text}
+    top = F.page_nodes(html)[1]
+    assert (top.dom_label, top.pagelet_ordinal, top.own_pagelets) == ("div#top.a.b", 0, [])  # no own text
+    assert (rows["para"].dom_label, rows["para"].pagelet_ordinal, rows["para"].own_pagelets) == ("p", 0, [0])
+    # split elements: the body and a div, above the pagelets, own the text runs directly inside them
+    assert (rows["lead run middle run last run"].pagelet_ordinal,
+            rows["lead run middle run last run"].own_pagelets) == (-1, [1, 4, 7])
+    assert (rows["inner lead inner tail"].dom_label, rows["inner lead inner tail"].pagelet_ordinal,
+            rows["inner lead inner tail"].own_pagelets) == ("div", -1, [8, 10])
+    assert rows["no id"].dom_label == "div"  # an empty id is no id
+
+
 @pytest.mark.parametrize("k", [1, 2, 5])
 def test_other_k(k, monkeypatch):
     html = CASES["text runs directly in split elements"]
