@@ -171,16 +171,15 @@ def node_rows(root, pagelets, split: set[int], width: int = WRAP_WIDTH, arrays: 
     """`dom_nodes` given the page's pagelets (html/pagelets.py `PageletNode`s),
     by the compiled walk where it is built: the same arrays or rows."""
     pagelet_of = {p.node_id: p.ordinal for p in pagelets if p.node_id is not None}
-    use = _compiled
-    if arrays and use is not None:  # the arrays need neither labels nor text runs
-        return _node_matrix(*use.walk(root.mem_id, pagelet_of.keys(), split, width))
+    if arrays and _compiled is not None:  # the arrays need neither labels nor text runs
+        return _node_matrix(*_compiled.walk(root.mem_id, pagelet_of.keys(), split, width))
     text_runs: dict[int, list[int]] = {}
     for p in pagelets:
         if p.parent_id is not None:
             text_runs.setdefault(p.parent_id, []).append(p.ordinal)
-    if use is None:
+    if _compiled is None:
         return dom_nodes(root, pagelet_of, split, text_runs, width, arrays)
-    *columns, ids, labels = use.walk(root.mem_id, pagelet_of.keys(), split, width, True)
+    *columns, ids, labels = _compiled.walk(root.mem_id, pagelet_of.keys(), split, width, True)
     parent = columns[0].tolist()
     pagelet = [pagelet_of.get(ids[0], -1)]  # as dom_nodes carries it down: a pagelet element is a node
     for i in range(1, len(ids)):
