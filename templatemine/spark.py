@@ -17,6 +17,14 @@ from pyspark.sql import SparkSession
 REQUIRED_CONF = {
     "spark.sql.session.timeZone": "UTC",  # WARC dates are UTC; Arrow timestamps travel as UTC
 }
+# Defaults that the user's own setting of the same key (the config's [spark] table,
+# --conf, spark-submit's --conf or spark-defaults.conf) replaces.
+DEFAULT_SQL_CONF = {
+    # Parquet (and the nightly Delta state) in zstd, not Spark's snappy: the nine
+    # sites' `run` output 22.1 -> 15.7 MB (nodes 8.3 -> 5.4 MB), 30,000 synthetic
+    # pages 162.9 -> 102.5 MB, in the same time (196.7 / 195.1 s; README, "Storage")
+    "spark.sql.parquet.compression.codec": "zstd",
+}
 GRAPHFRAMES_VERSION = "0.12.3"
 GRAPHFRAMES_PACKAGES = (
     f"io.graphframes:graphframes-spark4_2.13:{GRAPHFRAMES_VERSION}",
@@ -77,6 +85,10 @@ def get_session(app_name: str = "templatemine", master: str | None = None, conf:
     for key, value in settings.items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
+    given = spark.sparkContext.getConf()
+    for key, value in DEFAULT_SQL_CONF.items():
+        if key not in settings and not given.contains(key):
+            spark.conf.set(key, value)
     spark.sparkContext.setLogLevel(os.environ.get("TEMPLATEMINE_SPARK_LOG_LEVEL", "WARN"))
     return spark
 

@@ -47,6 +47,33 @@ def test_iana_pages_links_pagelets_and_accounting(spark, tmp_path):
     assert not os.path.exists(os.path.join(out, "_staging"))
 
 
+def test_tables_are_zstd_unless_the_user_sets_a_codec(spark, tmp_path):
+    """spark.DEFAULT_SQL_CONF: Parquet in zstd; a codec the user gives wins."""
+    import glob
+
+    import pyarrow.parquet as pq
+
+    from templatemine.spark import get_session
+
+    def codecs(out):
+        files = glob.glob(os.path.join(out, "*", "*.parquet"))
+        assert files
+        return {pq.ParquetFile(f).metadata.row_group(0).column(0).compression for f in files
+                if pq.ParquetFile(f).metadata.num_row_groups}
+
+    key = "spark.sql.parquet.compression.codec"
+    assert spark.conf.get(key) == "zstd"
+    run_extract(spark, expand_inputs([sample("iana.warc.gz")]), str(tmp_path / "zstd"), ExtractConfig(), **QUIET)
+    assert codecs(str(tmp_path / "zstd")) == {"ZSTD"}
+    try:  # the same session, asked for again with the user's codec (the [spark] table, --conf)
+        assert get_session("again", conf={key: "snappy"}).conf.get(key) == "snappy"
+        run_extract(spark, expand_inputs([sample("iana.warc.gz")]), str(tmp_path / "snappy"), ExtractConfig(),
+                    **QUIET)
+        assert codecs(str(tmp_path / "snappy")) == {"SNAPPY"}
+    finally:
+        spark.conf.set(key, "zstd")
+
+
 def test_newest_capture_wins_and_mirrors_are_duplicates(spark, tmp_path):
     path = write_warc(str(tmp_path / "site.warc.gz"), small_site())
     out = str(tmp_path / "site")
