@@ -20,9 +20,9 @@ REQUIRED_CONF = {
 # Defaults that the user's own setting of the same key (the config's [spark] table,
 # --conf, spark-submit's --conf or spark-defaults.conf) replaces.
 DEFAULT_SQL_CONF = {
-    # Parquet (and the nightly Delta state) in zstd, not Spark's snappy: the nine
-    # sites' `run` output 22.1 -> 15.7 MB (nodes 8.3 -> 5.4 MB), 30,000 synthetic
-    # pages 162.9 -> 102.5 MB, in the same time (196.7 / 195.1 s; README, "Storage")
+    # Parquet (and the nightly Delta state) in zstd, not Spark's snappy: a `run`'s
+    # output 0.63 to 0.65 of the bytes in the same time (scripts/bench_storage.py;
+    # README, "Storage")
     "spark.sql.parquet.compression.codec": "zstd",
 }
 GRAPHFRAMES_VERSION = "0.12.3"
