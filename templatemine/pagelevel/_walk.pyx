@@ -364,19 +364,25 @@ cdef int64_t value_bits(object value) except -1:
     return <int64_t> value_fn(value)
 
 
-cdef int64_t cue_bits(tmw_element *el, int code) except -1:
-    """features.cue_bits: the tag's word, then id, class and role (the last
-    attribute of each name, as the dict selectolax builds in attribute order)."""
-    cdef int64_t bits = code_cue[code] if code >= 0 else 0
+cdef void last_attrs(tmw_element *el, tmw_attr **by_key) noexcept:
+    """by_key[A_ID], [A_CLASS], [A_ROLE]: the element's last attribute of each
+    name (NULL: none), as the dict selectolax builds in attribute order."""
     cdef tmw_attr *at = el.first_attr
-    cdef tmw_attr *by_key[4]
-    by_key[1] = by_key[2] = by_key[3] = NULL
     cdef int k
+    by_key[A_ID] = by_key[A_CLASS] = by_key[A_ROLE] = NULL
     while at != NULL:
         k = attr_key(at)
         if A_ID <= k <= A_ROLE:
             by_key[k] = at
         at = at.next
+
+
+cdef int64_t cue_bits(tmw_element *el, int code) except -1:
+    """features.cue_bits: the tag's word, then id, class and role."""
+    cdef int64_t bits = code_cue[code] if code >= 0 else 0
+    cdef tmw_attr *by_key[4]
+    cdef int k
+    last_attrs(el, by_key)
     for k in range(A_ID, A_ROLE + 1):
         if by_key[k] != NULL:
             bits |= value_bits(attr_value(by_key[k]))
@@ -802,43 +808,29 @@ cdef tuple python_own(_Buffers b, Rec *rec, Py_ssize_t width, list texts, Py_ssi
     return tok, lines, last, s
 
 
-cdef object label(tmw_node *node):
-    """features._label: tag#id.class, from the element's name and its id and
-    class (the last attribute of each name, as the dict selectolax builds)."""
-    cdef size_t ln = 0
-    cdef const unsigned char *s = f_elem_qname(<const void *> node, &ln)
-    cdef tmw_attr *at = (<tmw_element *> node).first_attr
-    cdef tmw_attr *id_at = NULL
-    cdef tmw_attr *class_at = NULL
-    cdef int k
-    out = None if s == NULL else PyUnicode_DecodeUTF8(<const char *> s, ln, "replace")
-    while at != NULL:
-        k = attr_key(at)
-        if k == A_ID:
-            id_at = at
-        elif k == A_CLASS:
-            class_at = at
-        at = at.next
-    if id_at != NULL:
-        value = attr_value(id_at)
-        if value:
-            out += "#" + value.strip()
-    if class_at != NULL:
-        value = attr_value(class_at)
-        if value:
-            out += "." + ".".join(value.split())
-    return out
-
-
 cdef tuple row_columns(_Buffers b):
-    """Per node, for the NODES rows: its Lexbor node (mem_id) and its label."""
+    """Per node, for the NODES rows: its Lexbor node (mem_id), and its tag, id
+    and class as selectolax's `tag` and `attributes` give them (None: no such
+    attribute), which features._label_of makes the label."""
     cdef Py_ssize_t i, n = b.n_recs
-    cdef list ids = [0] * n
-    cdef list labels = [None] * n
+    cdef list ids = [0] * n, tags = [None] * n, id_values = [None] * n, classes = [None] * n
+    cdef tmw_node *node
+    cdef tmw_attr *by_key[4]
+    cdef size_t ln
+    cdef const unsigned char *s
     for i in range(n):
+        node = <tmw_node *> b.recs[i].node
         ids[i] = b.recs[i].node
-        labels[i] = label(<tmw_node *> b.recs[i].node)
-    return ids, labels
+        ln = 0
+        s = f_elem_qname(<const void *> node, &ln)
+        if s != NULL:
+            tags[i] = PyUnicode_DecodeUTF8(<const char *> s, ln, "replace")
+        last_attrs(<tmw_element *> node, by_key)
+        if by_key[A_ID] != NULL:
+            id_values[i] = attr_value(by_key[A_ID])
+        if by_key[A_CLASS] != NULL:
+            classes[i] = attr_value(by_key[A_CLASS])
+    return ids, tags, id_values, classes
 
 
 def walk(size_t root_id, object pagelet_ids, object split_ids, Py_ssize_t width, bint rows=False):
@@ -848,7 +840,8 @@ def walk(size_t root_id, object pagelet_ids, object split_ids, Py_ssize_t width,
 
     Returns (parent, depth, own, texts, cues, inside, group, is_pagelet,
     is_split), one entry per node in preorder: `features._node_matrix`'s input;
-    with `rows`, then (mem_ids, labels), what the NODES rows add (`features.node_rows`)."""
+    with `rows`, then `row_columns`' (mem_ids, tags, ids, classes), what the
+    NODES rows add (`features.node_rows`)."""
     if not ready:
         raise RuntimeError("templatemine.pagelevel._walk: setup() has not succeeded")
     cdef _Buffers b = _Buffers()

@@ -179,7 +179,8 @@ def node_rows(root, pagelets, split: set[int], width: int = WRAP_WIDTH, arrays: 
             text_runs.setdefault(p.parent_id, []).append(p.ordinal)
     if _compiled is None:
         return dom_nodes(root, pagelet_of, split, text_runs, width, arrays)
-    *columns, ids, labels = _compiled.walk(root.mem_id, pagelet_of.keys(), split, width, True)
+    *columns, ids, tags, id_values, classes = _compiled.walk(root.mem_id, pagelet_of.keys(), split, width, True)
+    labels = list(map(_label_of, tags, id_values, classes))
     parent = columns[0].tolist()
     pagelet = [pagelet_of.get(ids[0], -1)]  # as dom_nodes carries it down: a pagelet element is a node
     for i in range(1, len(ids)):
@@ -251,11 +252,16 @@ def _value_bits(value: str) -> int:
 
 
 def _label(tag: str, attrs) -> str:
+    return _label_of(tag, attrs.get("id"), attrs.get("class"))
+
+
+def _label_of(tag: str, id_value: str | None, class_value: str | None) -> str:
+    """tag#id.class (both walks' NODES.dom_label)."""
     label = tag
-    if attrs.get("id"):
-        label += "#" + attrs["id"].strip()
-    if attrs.get("class"):
-        label += "." + ".".join(attrs["class"].split())
+    if id_value:
+        label += "#" + id_value.strip()
+    if class_value:
+        label += "." + ".".join(class_value.split())
     return label
 
 

@@ -58,8 +58,8 @@ def test_tables_are_zstd_unless_the_user_sets_a_codec(spark, tmp_path):
     def codecs(out):
         files = glob.glob(os.path.join(out, "*", "*.parquet"))
         assert files
-        return {pq.ParquetFile(f).metadata.row_group(0).column(0).compression for f in files
-                if pq.ParquetFile(f).metadata.num_row_groups}
+        metadata = [pq.ParquetFile(f).metadata for f in files]
+        return {m.row_group(0).column(0).compression for m in metadata if m.num_row_groups}
 
     key = "spark.sql.parquet.compression.codec"
     assert spark.conf.get(key) == "zstd"
