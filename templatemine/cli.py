@@ -191,6 +191,11 @@ def summary_lines(manifest: dict) -> list[str]:
         lines.append("  malformed records (file, offset: error):")
         for m in manifest["malformed_sample"]:
             lines.append(f"    {m['warc_file']}, {m['warc_offset']}: {m['detail']}")
+    if manifest.get("flattened_sample"):
+        lines.append(f"  pages whose nesting was flattened (html/nesting.py): "
+                     f"{manifest['pages']['nesting_flattened']} (file, offset: detail):")
+        for m in manifest["flattened_sample"]:
+            lines.append(f"    {m['warc_file']}, {m['warc_offset']}: {m['detail']}")
     lines.append(f"  manifest: {manifest['out'].rstrip('/')}/manifest.json")
     return lines
 

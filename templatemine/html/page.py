@@ -17,6 +17,7 @@ from typing import NamedTuple
 
 from selectolax.lexbor import LexborHTMLParser
 
+from templatemine.html.nesting import flatten
 from templatemine.html.pagelets import LINK_SELECTOR, link_counts, partition, split_elements, strip_invisible
 from templatemine.html.shingles import Shingler
 from templatemine.html.urls import LinkResolver, base_directory, registered_domain, resolve_link, url_host
@@ -51,6 +52,7 @@ class ParsedPage:
     pagelets: list[PageletRow]
     dup_signature: int | None  # page-level near-duplicate fingerprint (None: no text)
     nodes: list = field(default_factory=list)  # pagelevel.features.DomNode rows (PageConfig.nodes)
+    flattened: int = 0  # start tags dropped below MAX_DEPTH open elements (html/nesting.py)
 
 
 @dataclass(frozen=True)
@@ -92,6 +94,7 @@ class PageParser:
     def parse(self, url: str, html: str) -> ParsedPage:
         """`url` must already be normalised (it is the page's identity)."""
         cfg = self.config
+        html, flattened = flatten(html)
         tree = LexborHTMLParser(html)
         title_node = tree.css_first("title")
         title = " ".join(title_node.text().split()) if title_node is not None else ""
@@ -103,7 +106,7 @@ class PageParser:
 
         root = tree.body or tree.root
         if root is None:
-            return ParsedPage(title, 0, 0, [], [], None)
+            return ParsedPage(title, 0, 0, [], [], None, flattened=flattened)
         root_path = "/html/body" if root.tag == "body" else "/" + root.tag
         links = root.css(LINK_SELECTOR)
         count, parent_of = link_counts(root, links, cfg.k)
@@ -148,4 +151,4 @@ class PageParser:
         dup_signature = self.page_shingler.signature(token_hashes)
         text_length = sum(len(p.text) for p in nodes) + max(len(nodes) - 1, 0)
         dom = node_rows(root, nodes, split) if cfg.nodes else []
-        return ParsedPage(title, text_length, len(links), link_rows, pagelet_rows, dup_signature, dom)
+        return ParsedPage(title, text_length, len(links), link_rows, pagelet_rows, dup_signature, dom, flattened)

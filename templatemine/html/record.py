@@ -11,11 +11,14 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 from templatemine.html.charset import UndecodableError, decode_html
+from templatemine.html.nesting import MAX_DEPTH
 from templatemine.html.page import LinkRow, PageletRow, PageParser
 from templatemine.html.urls import normalize_url, page_key, registered_domain, url_host
 from templatemine.warc.reader import RawRecord
 
 PAGE = "page"
+# the detail of a page whose nesting html/nesting.py flattened (the manifest counts them)
+FLATTENED = f"nesting over {MAX_DEPTH} elements deep flattened"
 # Why a record is not a page. `superseded` is decided later, across records:
 # an older capture of a URL captured again (the newest capture wins).
 OUTCOMES = {
@@ -95,10 +98,14 @@ def extract_capture(raw: RawRecord, parser: PageParser) -> Capture:
     except Exception as exc:  # Lexbor is robust; this is the last line of defence
         return Capture(raw, "malformed", f"HTML parse failed: {type(exc).__name__}: {exc}"[:500])
     host = url_host(url)
+    detail = raw.detail
+    if page.flattened:  # said per record, so a page whose pagelets look odd can be traced
+        note = f"{FLATTENED} ({page.flattened} start tags dropped)"
+        detail = f"{detail}; {note}" if detail else note
     return Capture(
         raw,
         PAGE,
-        raw.detail,
+        detail,
         url=url,
         page_key=page_key(url),
         host=host,

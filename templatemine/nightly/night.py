@@ -122,6 +122,8 @@ def run_night(spark: SparkSession, state_root: str, files: list[InputFile], conf
             "night": night, "seq": seq, "files": len(new), "files_already_ingested": len(files) - len(new),
             "records": extracted["records"]["read"], "records_by_outcome": extracted["records"]["by_outcome"],
             "malformed_sample": extracted["malformed_sample"],
+            "nesting_flattened": extracted["pages"]["nesting_flattened"],
+            "flattened_sample": extracted["flattened_sample"],
             **changes, "snapshot_pages": snapshot,
             "templates": detected["rows"][TEMPLATES], "detect_mode": detected["mode"],
             **({"pagelevel": {"model": judged["model"], "modes": judged["modes"]}} if judged else {}),

@@ -196,9 +196,10 @@ def page_nodes(html: str, k: int = 3, width: int = WRAP_WIDTH, arrays: bool = Fa
     pagelets from html/pagelets.py instead of C (`_walk.walk`, for the checks)."""
     from selectolax.lexbor import LexborHTMLParser
 
+    from templatemine.html.nesting import flatten
     from templatemine.html.pagelets import LINK_SELECTOR, link_counts, partition, split_elements, strip_invisible
 
-    tree = LexborHTMLParser(html)
+    tree = LexborHTMLParser(flatten(html)[0])
     strip_invisible(tree)
     root = tree.body or tree.root
     if root is None:

@@ -22,6 +22,7 @@ import re
 
 from selectolax.lexbor import LexborHTMLParser
 
+from templatemine.html.nesting import flatten
 from templatemine.html.pagelets import strip_invisible
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:"
@@ -32,7 +33,7 @@ _HEAD = re.compile(r"<head(\s[^>]*)?>", re.IGNORECASE)
 def viewer_html(html: str) -> str:
     """The page as the viewer embeds it: invisible content out, nothing that
     loads or navigates, a CSP first in <head>."""
-    tree = LexborHTMLParser(html)
+    tree = LexborHTMLParser(flatten(html)[0])
     strip_invisible(tree)
     for selector in _INERT_SELECTORS:
         for node in tree.css(selector):

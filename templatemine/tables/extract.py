@@ -32,7 +32,7 @@ from pyspark.sql import functions as F
 from templatemine import schema as S
 from templatemine.config import ExtractConfig
 from templatemine.html.page import PageConfig, PageParser
-from templatemine.html.record import OUTCOMES, PAGE, Capture, extract_capture
+from templatemine.html.record import FLATTENED, OUTCOMES, PAGE, Capture, extract_capture
 from templatemine.tables.output import MANIFEST, RunOutput, new_run_id
 from templatemine.warc.inputs import InputFile, open_input
 from templatemine.warc.reader import RawRecord, iter_records
@@ -321,6 +321,12 @@ def table_counts(spark: SparkSession, paths: dict[str, str], sample: int = 20) -
         .limit(sample)
         .collect()
     )
+    flattened = (
+        records.where((F.col("outcome") == PAGE) & F.col("detail").contains(FLATTENED))
+        .orderBy("warc_file", "warc_offset")
+        .select("warc_file", "warc_offset", "detail")
+        .collect()
+    )
     charsets = {r["charset_source"]: r["n"] for r in
                 pages.groupBy("charset_source").agg(F.count("*").alias("n")).collect()}
     return {
@@ -338,8 +344,13 @@ def table_counts(spark: SparkSession, paths: dict[str, str], sample: int = 20) -
         "pages": {
             "with_dup_of": pages.where(F.col("dup_of").isNotNull()).count(),
             "charset_source": charsets,
+            "nesting_flattened": len(flattened),  # html/nesting.py: deeper than MAX_DEPTH
         },
         "malformed_sample": [
             {"warc_file": r["warc_file"], "warc_offset": r["warc_offset"], "detail": r["detail"]} for r in malformed
+        ],
+        "flattened_sample": [
+            {"warc_file": r["warc_file"], "warc_offset": r["warc_offset"], "detail": r["detail"]}
+            for r in flattened[:sample]
         ],
     }

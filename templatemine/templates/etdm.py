@@ -32,6 +32,7 @@ from typing import Iterable
 
 from selectolax.lexbor import LexborHTMLParser
 
+from templatemine.html.nesting import flatten
 from templatemine.html.pagelets import strip_invisible
 from templatemine.html.shingles import normalize_token
 
@@ -123,7 +124,7 @@ class DomTree:
     def from_html(cls, html: str) -> "DomTree":
         """The visible DOM under <body> (script, style, noscript, template removed,
         as for pagelets), parsed by Lexbor."""
-        tree = LexborHTMLParser(html)
+        tree = LexborHTMLParser(flatten(html)[0])  # as extract parsed it
         strip_invisible(tree)
         root = tree.body or tree.root
         t = cls()

@@ -97,6 +97,23 @@ def test_newest_capture_wins_and_mirrors_are_duplicates(spark, tmp_path):
     assert t["links"].where(F.col("dst_page_key") == blog["page_key"]).count() == 4
 
 
+def test_a_page_nested_too_deep_is_flattened_counted_and_keeps_its_links(spark, tmp_path):
+    """12,000 nested <div>s (html/nesting.py): the page is parsed flattened,
+    keeps every link, and the manifest counts and names it."""
+    deep = "<html><body>" + "".join(f'<div>w{i} <a href="/p{i}">p</a> ' for i in range(12_000)) + "</body></html>"
+    path = write_warc(str(tmp_path / "deep.warc.gz"), small_site() + [{"url": "https://deep.example.com/", "html": deep}])
+    out = str(tmp_path / "deep")
+    manifest = run_extract(spark, expand_inputs([path]), out, ExtractConfig(), **QUIET)
+    assert manifest["records"]["accounted"] and manifest["records"]["by_outcome"]["page"] == 6
+    assert manifest["pages"]["nesting_flattened"] == 1
+    [flat] = manifest["flattened_sample"]
+    assert flat["detail"] == "nesting over 512 elements deep flattened (11488 start tags dropped)"
+    t = _tables(spark, out)
+    key = t["pages"].where("url = 'https://deep.example.com/'").first()["page_key"]
+    assert t["links"].where(F.col("src_page_key") == key).count() == 12_000
+    assert t["records"].where("detail is not null and outcome = 'page'").count() == 1
+
+
 def test_malformed_samples_every_record_accounted(spark, tmp_path):
     files = expand_inputs([SAMPLES, sample("warcio-example-bad.warc.gz.bad")])
     out = str(tmp_path / "all")

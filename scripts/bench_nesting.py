@@ -1,0 +1,149 @@
+"""Benchmark: what deep nesting costs Lexbor, and what html/nesting.py `flatten` costs every page.
+
+    .venv/bin/python scripts/bench_nesting.py [--depths 5000,10000,20000,40000] [--json FILE]
+
+1. Pages of N nested <div>s (each with a word and a link): Lexbor's parse time
+   as the page is, and flatten + parse, one process, best of three; the
+   exponent of the unflattened time's growth (2: quadratic), and what a
+   quadratic from the deepest row gives for a 10 MB payload of unclosed
+   <div>s (extrapolated: that parse is not run), beside flatten + parse of
+   that payload (measured).
+2. The corpora's 1,197 pages (../shared/corpora, when present): flatten's time
+   against Lexbor's parse time over all of them, the pages scanned (MIN_TAGS
+   '<' or more) and the pages it changed.
+3. What it adds to extract: the per-record work of the extract stage
+   (`captures_of_files`, nodes off) over the corpora's WARC files, with
+   flatten and with it replaced by the identity, best of --rounds alternating
+   rounds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import math
+import os
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+
+from selectolax.lexbor import LexborHTMLParser  # noqa: E402
+
+from templatemine.html.nesting import MAX_DEPTH, MIN_TAGS, flatten  # noqa: E402
+
+
+def best_of(fn, rounds: int = 3) -> float:
+    best = math.inf
+    for _ in range(rounds):
+        t = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t)
+    return best
+
+
+def nested(n: int) -> str:
+    return ("<html><body>" + "".join(f'<div>w{i} <a href="/p{i}">p</a> ' for i in range(n)) + "</div>" * n +
+            "</body></html>")
+
+
+def synthetic(depths: list[int]) -> dict:
+    rows = []
+    for n in depths:
+        html = nested(n)
+        plain = best_of(lambda: LexborHTMLParser(html))
+        flat = best_of(lambda: LexborHTMLParser(flatten(html)[0]))
+        rows.append({"depth": n, "kB": round(len(html) / 1e3), "parse_s": round(plain, 4),
+                     "flatten_and_parse_s": round(flat, 4), "ratio": round(plain / flat, 1)})
+        print(f"  {n:>7,} nested <div>s ({len(html) / 1e3:,.0f} kB): parse {plain:8.3f} s, flatten + parse "
+              f"{flat:6.3f} s ({plain / flat:,.1f}x)", flush=True)
+    a, b = rows[-2], rows[-1]
+    exponent = math.log(b["parse_s"] / a["parse_s"]) / math.log(b["depth"] / a["depth"])
+    big = "<html><body>" + "<div>" * (10 * 1024 * 1024 // 5)  # max_payload_bytes of unclosed <div>s
+    levels = big.count("<div>")
+    extrapolated = b["parse_s"] * (levels / b["depth"]) ** 2  # quadratic: the measured growth is steeper
+    t = time.perf_counter()
+    out, dropped = flatten(big)
+    LexborHTMLParser(out)
+    measured = time.perf_counter() - t
+    print(f"  growth exponent {exponent:.2f} ({a['depth']:,} -> {b['depth']:,}); a 10 MB payload of {levels:,} "
+          f"unclosed <div>s: parse {extrapolated:,.0f} s by a quadratic from the last row (not run), "
+          f"flatten + parse {measured:.2f} s measured ({dropped:,} start tags dropped)", flush=True)
+    return {"rows": rows, "exponent": round(exponent, 2), "10MB_levels": levels,
+            "10MB_parse_s_quadratic": round(extrapolated), "10MB_flatten_and_parse_s": round(measured, 2)}
+
+
+def corpora() -> dict | None:
+    from eval_pagelevel import CORPORA, read_pages
+
+    if not os.path.isdir(CORPORA):
+        print("  ../shared/corpora not found: skipped")
+        return None
+    pages: dict[str, str] = {}
+    sites = [os.path.relpath(d, CORPORA) for d in sorted(glob.glob(os.path.join(CORPORA, "sites", "*", "")))]
+    for corpus in ["news/scrapinghub", "news/cleanportaleval", *sites]:
+        pages.update(read_pages(corpus))
+    html = list(pages.values())
+    parse = best_of(lambda: [LexborHTMLParser(h) for h in html])
+    scan = best_of(lambda: [flatten(h) for h in html])
+    scanned = sum(h.count("<") >= MIN_TAGS for h in html)
+    changed = sum(flatten(h)[1] > 0 for h in html)
+    changed_all = sum(flatten(h, min_tags=0)[1] > 0 for h in html)
+    print(f"  {len(html):,} pages: parse {parse:.3f} s, flatten {scan:.4f} s ({scan / parse:.2%} of the parse); "
+          f"{scanned} pages scanned ({MIN_TAGS:,} '<' or more), {changed} changed; every page scanned: "
+          f"{changed_all} changed", flush=True)
+    return {"pages": len(html), "parse_s": round(parse, 3), "flatten_s": round(scan, 4),
+            "flatten_share_of_parse": round(scan / parse, 4), "scanned": scanned, "changed": changed,
+            "changed_if_all_scanned": changed_all}
+
+
+def extract_overhead(rounds: int) -> dict | None:
+    import templatemine.html.page as page
+    from eval_pagelevel import CORPORA
+    from templatemine.config import ExtractConfig
+    from templatemine.tables.extract import captures_of_files
+
+    files = sorted(glob.glob(os.path.join(CORPORA, "news", "*", "pages.warc.gz")) +
+                   glob.glob(os.path.join(CORPORA, "sites", "*", "pages.warc.gz")))
+    if not files:
+        return None
+    real, best, n = page.flatten, {}, 0
+    try:
+        for _ in range(rounds):
+            for name, fn in (("flatten", real), ("identity", lambda html: (html, 0))):
+                page.flatten = fn
+                t = time.perf_counter()
+                n = sum(1 for _ in captures_of_files(iter(files), ExtractConfig(nodes=False)))
+                best[name] = min(best.get(name, math.inf), time.perf_counter() - t)
+    finally:
+        page.flatten = real
+    ratio = best["flatten"] / best["identity"]
+    print(f"  {n:,} records: {1e3 * best['flatten'] / n:.3f} ms per record with flatten, "
+          f"{1e3 * best['identity'] / n:.3f} without: {ratio:.3f} (best of {rounds})", flush=True)
+    return {"records": n, "ms_per_record_flatten": round(1e3 * best["flatten"] / n, 3),
+            "ms_per_record_identity": round(1e3 * best["identity"] / n, 3), "ratio": round(ratio, 4)}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--depths", default="5000,10000,20000,40000")
+    ap.add_argument("--rounds", type=int, default=8)
+    ap.add_argument("--json")
+    args = ap.parse_args()
+    print(f"1. nested <div>s (MAX_DEPTH {MAX_DEPTH})")
+    result = {"synthetic": synthetic([int(x) for x in args.depths.split(",")])}
+    print("2. the corpora's pages")
+    result["corpora"] = corpora()
+    print("3. extract per record")
+    result["extract"] = extract_overhead(args.rounds)
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(result, fh, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,171 @@
+"""Deep nesting flattened before parsing, so that no page costs quadratic time.
+
+HTML5 tree construction checks, for every block-level start tag (div, ul, p,
+section, ...), whether a <p> is open "in button scope", walking the stack of
+open elements down to a scope boundary. Unclosed or deeply nested containers
+make that stack as deep as the page has tags, and parsing quadratic: Lexbor
+takes 3.2-3.5 s on 40,000 nested <div>s and, by a quadratic, hours on a 10 MB
+payload of them (`scripts/bench_nesting.py` measures it). Broken generators
+and adversarial pages produce exactly that, and one such record would hold a
+Spark task for as long.
+
+Browsers bound it: the WebKit and Chromium parsers never nest elements deeper
+than 512 (kMaximumHTMLParserDOMTreeDepth; their layout test "the HTML parser
+does not allow the nesting depth of elements to exceed 512"): deeper ones
+become siblings at that depth. `flatten` does much the same in the text
+before Lexbor, which has no such limit, sees it: a start tag that would open an
+element below `max_depth` containers, and the end tag that closes it, are
+dropped. All text and every link stay; what is lost is the structure below
+depth 512, which no pagelet (Bar-Yossef & Rajagopalan, Def. 2) or DOM node of
+the page-level model depends on in a real page.
+
+Most pages cost one `str.count`: under `min_tags` '<' characters, their parse
+is bounded anyway (10,000 nested <div>s: 0.15 s). The others get
+`depth_bound`, an upper bound on the depth in a few numpy passes, and only a
+page that bound puts at `max_depth` or deeper is scanned tag by tag. The scan
+is an approximation of the tree builder, erring on the side of
+depth: elements the parser closes implicitly (p, li, td, a, ...), void
+elements and `<x/>` do not count, comments, scripts and styles are skipped
+(tags in the other raw-text elements, textarea and title, count), and an end
+tag closes the nearest open element of its name and everything above it. So an unclosed
+<div> in a table cell stays open to the scan, where the parser closes it with
+the cell: a page of more than 512 such cells would be flattened though the
+parser would not have nested them (its text and links all stay).
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+MAX_DEPTH = 512  # the WebKit / Chromium HTML parser's limit
+MIN_TAGS = 10_000  # '<' characters below which a page is not scanned
+
+# a comment, a script or a style element: tag-like text in them is not tags
+_SKIPPED = (r"<(?:!--.*?(?:-->|\Z)|[Ss][Cc][Rr][Ii][Pp][Tt]\b.*?(?:</(?i:script)\s*>|\Z)"
+            r"|[Ss][Tt][Yy][Ll][Ee]\b.*?(?:</(?i:style)\s*>|\Z))")
+_SKIP = re.compile(_SKIPPED, re.S)
+# what is skipped (no groups), or a start or end tag: (end slash, name, the rest up to
+# '>', none if a '<' comes first); the tag's name is where _TAG_NAME finds it
+_TAG = re.compile(_SKIPPED + r"|<(/?)([A-Za-z][A-Za-z0-9:-]*)([^<>]*>)?", re.S)
+# never nest (void) or are closed by the parser when a sibling starts (HTML5
+# "optional end tags", the <a>/<nobr>/<button>/<form> rules): not counted
+_FLAT = frozenset(
+    "area base br col embed hr img input keygen link meta param source track wbr "
+    "p li dt dd option optgroup tr td th thead tbody tfoot colgroup caption rb rt rtc rp "
+    "a nobr button form select html head body frame frameset".split()
+)
+
+
+def flatten(html: str, max_depth: int = MAX_DEPTH, min_tags: int = MIN_TAGS) -> tuple[str, int]:
+    """(html, start tags dropped): `html` itself unless some element would sit
+    below `max_depth` open containers, else the text without those elements'
+    start and end tags. Three passes, each only on the pages the one before
+    lets through: the count of '<' (`min_tags`), a bound on the depth
+    (`depth_bound`), and the scan that cuts (`_cuts`)."""
+    if len(html) < 3 * min_tags or html.count("<") < min_tags or depth_bound(html) < max_depth \
+            or not _cuts(html, max_depth, None):
+        return html, 0
+    cuts: list[tuple[int, int]] = []
+    n_dropped = _cuts(html, max_depth, cuts)
+    parts, at = [], 0
+    for start, end in cuts:
+        parts.append(html[at:start])
+        at = end
+    parts.append(html[at:])
+    return "".join(parts), n_dropped
+
+
+class _Code(dict):
+    """(end slash, name) -> 2 * the name's number + 1 for an end tag; -1 for a
+    _FLAT element, which neither opens nor closes a container."""
+
+    def __missing__(self, key: tuple[str, str]) -> int:
+        end, name = key
+        name = name.lower()
+        if name in _FLAT:
+            value = -1
+        else:
+            value = 2 * _NAMES.setdefault(name, len(_NAMES)) + (1 if end else 0)
+        self[key] = value
+        return value
+
+
+_NAMES: dict[str, int] = {}
+_CODE = _Code()
+_TAG_NAME = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9:-]*)")
+
+
+def depth_bound(html: str) -> int:
+    """The most containers open at once when a start tag opens one and an end
+    tag closes one of its name if one is open, comments, scripts and styles
+    left out: at least the depth `_cuts` finds (there an end tag may close
+    more, and <x/> opens nothing), in numpy rather than a Python step per tag. Per name, in
+    document order, the open count is the running sum P of +1 / -1 less the
+    running minimum of P where negative (an end tag with none open closes
+    nothing); the depth is the running sum of all names' changes of count."""
+    if len(_CODE) > 100_000:  # a crawl of made-up tag names: memory stays bounded
+        _CODE.clear()
+        _NAMES.clear()
+    code = np.fromiter(map(_CODE.__getitem__, _TAG_NAME.findall(_SKIP.sub(" ", html))), dtype=np.int64)
+    code = code[code >= 0]
+    n = len(code)
+    if not n:
+        return 0
+    name, step = code >> 1, 1 - 2 * (code & 1)
+    order = np.argsort(name, kind="stable")  # each name's tags together, in document order
+    name, step = name[order], step[order]
+    first = np.r_[True, name[1:] != name[:-1]]
+    total = np.cumsum(step)
+    start = np.maximum.accumulate(np.where(first, np.arange(n), 0))  # each tag's segment start
+    p = total - (total - step)[start]  # per-name running sum
+    segment = np.cumsum(first)
+    shift = 2 * n + 2  # more than P can span: each segment's values sit below the last one's
+    p_min = np.minimum.accumulate(p - shift * segment) + shift * segment
+    count = p - np.minimum(p_min, 0)
+    before = np.r_[0, count[:-1]]
+    before[first] = 0
+    change = np.empty(n, dtype=np.int64)
+    change[order] = count - before
+    return max(int(np.cumsum(change).max()), 0)
+
+
+def _cuts(html: str, max_depth: int, cuts: list[tuple[int, int]] | None) -> int:
+    """Start tags dropped below `max_depth` open containers, the spans of those
+    tags and of the end tags that close them appended to `cuts`; with `cuts`
+    None, 1 at the first such tag and 0 if there is none."""
+    stack: list[str] = []  # open containers, innermost last
+    open_count: dict[str, int] = {}
+    dropped: dict[str, int] = {}  # start tags dropped and not yet closed, by name
+    n_dropped = 0
+    for m in _TAG.finditer(html):
+        end, name, rest = m.group(1, 2, 3)
+        if name is None:  # a comment, script or style
+            continue
+        name = name.lower()
+        if name in _FLAT:
+            continue
+        if not end:  # a start tag
+            if rest and rest.endswith("/>"):  # <x/>: foreign content closes it; not counted
+                continue
+            if len(stack) >= max_depth:
+                if cuts is None:
+                    return 1
+                dropped[name] = dropped.get(name, 0) + 1
+                n_dropped += 1
+                cuts.append(m.span())
+            else:
+                stack.append(name)
+                open_count[name] = open_count.get(name, 0) + 1
+        elif dropped.get(name):  # closes a dropped element: dropped too
+            dropped[name] -= 1
+            cuts.append(m.span())
+        elif open_count.get(name):  # closes it and everything opened after it
+            while True:
+                top = stack.pop()
+                open_count[top] -= 1
+                if top == name:
+                    break
+            dropped.clear()  # the dropped elements were all inside what closed
+    return n_dropped

@@ -1,0 +1,155 @@
+"""html/nesting.py: deep nesting is flattened, nothing else changes, no text or link is lost."""
+
+from selectolax.lexbor import LexborHTMLParser
+
+from templatemine.html.nesting import MAX_DEPTH, MIN_TAGS, flatten
+from templatemine.html.page import PageParser
+from templatemine.html.record import extract_capture
+from templatemine.pagelevel.features import page_nodes
+from templatemine.warc.reader import RawRecord
+from tests.warcgen import sample
+
+
+def _depth(html: str) -> int:
+    """Elements on the deepest path of Lexbor's tree."""
+    tree = LexborHTMLParser(html)
+    best, stack = 0, [(tree.root, 1)]
+    while stack:
+        node, d = stack.pop()
+        best = max(best, d)
+        child = node.child
+        while child is not None:
+            if child.tag != "-text":
+                stack.append((child, d + 1))
+            child = child.next
+    return best
+
+
+def _content(html: str) -> tuple[str, list[str]]:
+    tree = LexborHTMLParser(html)
+    return " ".join(tree.body.text(separator=" ").split()), [a.attributes["href"] for a in tree.css("a[href]")]
+
+
+def _nested(n: int, closed: bool = True) -> str:
+    return ("<html><body>" + "".join(f'<div class="d">x{i} <a href="/p{i}">p{i}</a> ' for i in range(n)) +
+            ("</div>" * n if closed else "") + "<p>end</p></body></html>")
+
+
+def test_a_page_under_min_tags_is_returned_unscanned():
+    html = _nested(2 * MAX_DEPTH)
+    assert html.count("<") < MIN_TAGS
+    out, dropped = flatten(html)
+    assert out is html and dropped == 0
+
+
+def test_deep_nesting_is_cut_to_max_depth_and_keeps_every_word_and_link():
+    for closed in (True, False):
+        html = _nested(400, closed)
+        assert _depth(html) > 400
+        out, dropped = flatten(html, max_depth=50, min_tags=0)
+        assert dropped == 400 - 50
+        assert _depth(out) <= 50 + 3  # html, body, the containers, the link
+        assert _content(out) == _content(html)
+
+
+def test_shallow_pages_with_many_tags_are_unchanged():
+    """Elements the parser closes by itself (p, li, td, a), void elements,
+    siblings and raw text never add depth, however many there are."""
+    pages = [
+        "<body>" + "<p>para <br> <img src=x.png>" * 20_000 + "</body>",
+        "<body><ul>" + "<li><a href='/x'>item" * 20_000 + "</ul></body>",
+        "<body><table>" + "<tr><td>a<td>b" * 10_000 + "</table></body>",
+        "<body>" + "<div><span>a</span></div>" * 20_000 + "</body>",
+        "<body><script>" + "document.write('<div>');" * 20_000 + "</script><div>x</div></body>",
+        "<body><!--" + "<div>" * 20_000 + "--><div>x</div></body>",
+    ]
+    for html in pages:
+        assert html.count("<") >= MIN_TAGS
+        out, dropped = flatten(html)
+        assert out is html and dropped == 0
+
+
+def test_an_ancestor_end_tag_closes_what_was_dropped():
+    """<section> holds 100 unclosed <div>s and closes; the <div>s after it nest
+    from the section's level again, and their end tags are kept."""
+    html = ("<body><section>" + "<div>a " * 100 + "</section>" +
+            "<div>b<div>c</div></div><div>d</div></body>")
+    out, dropped = flatten(html, max_depth=10, min_tags=0)
+    assert dropped == 100 - 9
+    assert out.endswith("</section><div>b<div>c</div></div><div>d</div></body>")
+    assert _content(out) == _content(html)
+
+
+def test_real_samples_are_unchanged_when_scanned():
+    from templatemine.html.charset import decode_html
+    from templatemine.warc.reader import iter_records
+
+    path = sample("iana.warc.gz")
+    n = 0
+    with open(path, "rb") as fh:
+        for raw in iter_records(path, fh):
+            if raw.outcome is None and raw.payload:
+                html = decode_html(raw.payload, raw.content_type)[0]
+                out, dropped = flatten(html, min_tags=0)
+                assert out is html and dropped == 0
+                n += 1
+    assert n > 0
+
+
+def test_extract_and_page_mode_parse_the_flattened_page_and_say_so():
+    html = _nested(MIN_TAGS)  # 30,000 tags, 10,000 <div>s deep
+    raw = RawRecord("deep.warc.gz", 0, "response", "https://example.org/deep", "2026-11-01T10:00:00Z", 200,
+                    "text/html", html.encode())
+    c = extract_capture(raw, PageParser())
+    assert c.outcome == "page"
+    assert c.detail == f"nesting over {MAX_DEPTH} elements deep flattened ({MIN_TAGS - MAX_DEPTH} start tags dropped)"
+    assert len(c.links) == MIN_TAGS
+    words = " ".join(p.text for p in c.pagelets).split()
+    assert words[:2] == ["x0", "p0"] and words[-1] == "end" and len(words) == 2 * MIN_TAGS + 1
+    a = page_nodes(html, arrays=True)
+    assert int(a.n_tokens[0]) == 2 * MIN_TAGS + 1
+
+
+def _reference_bound(html: str) -> int:
+    """depth_bound's definition, one tag at a time."""
+    import re
+
+    from templatemine.html.nesting import _FLAT
+
+    open_of: dict[str, int] = {}
+    depth = best = 0
+    html = re.sub(r"<!--.*?(-->|$)|<script\b.*?(</script\s*>|$)|<style\b.*?(</style\s*>|$)", " ", html, flags=re.S | re.I)
+    for end, name in re.findall(r"<(/?)([A-Za-z][A-Za-z0-9:-]*)", html):
+        name = name.lower()
+        if name in _FLAT:
+            continue
+        if not end:
+            open_of[name] = open_of.get(name, 0) + 1
+            depth += 1
+        elif open_of.get(name):
+            open_of[name] -= 1
+            depth -= 1
+        best = max(best, depth)
+    return best
+
+
+def test_depth_bound_is_its_definition_and_bounds_the_scan():
+    """On random tag soup (stray end tags, mixed case, <x/>, flat elements,
+    comments, scripts and styles closed or not, tags cut off by a '<'):
+    the numpy bound equals the tag-by-tag definition, and a page the scan
+    would cut at depth d has a bound of d or more."""
+    import random
+
+    from templatemine.html.nesting import _cuts, depth_bound
+
+    rng = random.Random(7)
+    names = ["div", "DIV", "span", "ul", "section", "p", "a", "b", "br", "x-y", "script", "Style"]
+    for _ in range(3000):
+        html = rng.choice([" w ", "", "<"]).join(
+            rng.choice(["<", "</", "<", "</", "<!--", "-->", "<<"]) + rng.choice(names) +
+            rng.choice([">", ' class="c>d">', "/>", " ", "/"]) for _ in range(rng.randint(0, 60)))
+        bound = depth_bound(html)
+        assert bound == _reference_bound(html), html
+        for d in (1, 3, 8):
+            if _cuts(html, d, None):
+                assert bound >= d, (html, d)
