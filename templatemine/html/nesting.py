@@ -31,6 +31,18 @@ tag closes the nearest open element of its name and everything above it. So an u
 <div> in a table cell stays open to the scan, where the parser closes it with
 the cell: a page of more than 512 such cells would be flattened though the
 parser would not have nested them (its text and links all stay).
+
+The other quadratic case is HTML5's "reconstruct the active formatting
+elements": N unclosed formatting elements that differ in their attributes
+(`<b class=cN>`; the spec's Noah's Ark clause keeps at most three identical
+ones), ended by a paragraph's end and followed by N paragraphs, make N * N
+elements (N = 5,000, a 123 kB page: 26 s and 9 GB). The scan caps them too:
+a formatting start tag is dropped when `max_formatting` are open, so such a
+page builds at most 64 per block. Pages under `min_tags` tags are not
+scanned, and there N can still reach a few thousand (N = 2,000, 6,000 tags:
+4 million elements); scanning from 2,000 tags costs 1.14x extract time
+(`scripts/bench_nesting.py`, step 3), so that is left as a known gap
+(README, "Known gaps").
 """
 
 from __future__ import annotations
@@ -40,6 +52,7 @@ import re
 import numpy as np
 
 MAX_DEPTH = 512  # the WebKit / Chromium HTML parser's limit
+MAX_FORMATTING = 64  # open formatting elements (b, font, ...): each is rebuilt in every later block
 MIN_TAGS = 10_000  # '<' characters below which a page is not scanned
 
 # a comment, a script or a style element: tag-like text in them is not tags
@@ -56,19 +69,26 @@ _FLAT = frozenset(
     "p li dt dd option optgroup tr td th thead tbody tfoot colgroup caption rb rt rtc rp "
     "a nobr button form select html head body frame frameset".split()
 )
+# HTML5's formatting elements (less <a> and <nobr>, which do not nest): unclosed,
+# they are reconstructed in every block that follows
+_FORMATTING = frozenset("b big code em font i s small strike strong tt u".split())
 
 
-def flatten(html: str, max_depth: int = MAX_DEPTH, min_tags: int = MIN_TAGS) -> tuple[str, int]:
+def flatten(html: str, max_depth: int = MAX_DEPTH, min_tags: int = MIN_TAGS,
+            max_formatting: int = MAX_FORMATTING) -> tuple[str, int]:
     """(html, start tags dropped): `html` itself unless some element would sit
-    below `max_depth` open containers, else the text without those elements'
-    start and end tags. Three passes, each only on the pages the one before
-    lets through: the count of '<' (`min_tags`), a bound on the depth
-    (`depth_bound`), and the scan that cuts (`_cuts`)."""
-    if len(html) < 3 * min_tags or html.count("<") < min_tags or depth_bound(html) < max_depth \
-            or not _cuts(html, max_depth, None):
+    below `max_depth` open containers, or a formatting element would open when
+    `max_formatting` are, else the text without those elements' start and end
+    tags. Three passes, each only on the pages the one before lets through:
+    the count of '<' (`min_tags`), bounds on the depth and the open formatting
+    elements (`bounds`), and the scan that cuts (`_cuts`)."""
+    if len(html) < 3 * min_tags or html.count("<") < min_tags:
+        return html, 0
+    depth, formatting = bounds(html)
+    if (depth < max_depth and formatting < max_formatting) or not _cuts(html, max_depth, None, max_formatting):
         return html, 0
     cuts: list[tuple[int, int]] = []
-    n_dropped = _cuts(html, max_depth, cuts)
+    n_dropped = _cuts(html, max_depth, cuts, max_formatting)
     parts, at = [], 0
     for start, end in cuts:
         parts.append(html[at:start])
@@ -87,32 +107,44 @@ class _Code(dict):
         if name in _FLAT:
             value = -1
         else:
-            value = 2 * _NAMES.setdefault(name, len(_NAMES)) + (1 if end else 0)
+            if name not in _NAMES:
+                _NAMES[name] = len(_NAMES)
+                _IS_FORMATTING.append(name in _FORMATTING)
+            value = 2 * _NAMES[name] + (1 if end else 0)
         self[key] = value
         return value
 
 
 _NAMES: dict[str, int] = {}
+_IS_FORMATTING: list[bool] = []  # by the name's number
 _CODE = _Code()
 _TAG_NAME = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9:-]*)")
 
 
 def depth_bound(html: str) -> int:
+    """`bounds`' first: the depth."""
+    return bounds(html)[0]
+
+
+def bounds(html: str) -> tuple[int, int]:
     """The most containers open at once when a start tag opens one and an end
     tag closes one of its name if one is open, comments, scripts and styles
     left out: at least the depth `_cuts` finds (there an end tag may close
     more, and <x/> opens nothing), in numpy rather than a Python step per tag. Per name, in
     document order, the open count is the running sum P of +1 / -1 less the
     running minimum of P where negative (an end tag with none open closes
-    nothing); the depth is the running sum of all names' changes of count."""
+    nothing); the depth is the running sum of all names' changes of count.
+    Second, the same over the formatting elements only: at least the most
+    that `_cuts` finds open at once."""
     if len(_CODE) > 100_000:  # a crawl of made-up tag names: memory stays bounded
         _CODE.clear()
         _NAMES.clear()
+        _IS_FORMATTING.clear()
     code = np.fromiter(map(_CODE.__getitem__, _TAG_NAME.findall(_SKIP.sub(" ", html))), dtype=np.int64)
     code = code[code >= 0]
     n = len(code)
     if not n:
-        return 0
+        return 0, 0
     name, step = code >> 1, 1 - 2 * (code & 1)
     order = np.argsort(name, kind="stable")  # each name's tags together, in document order
     name, step = name[order], step[order]
@@ -128,15 +160,18 @@ def depth_bound(html: str) -> int:
     before[first] = 0
     change = np.empty(n, dtype=np.int64)
     change[order] = count - before
-    return max(int(np.cumsum(change).max()), 0)
+    formatting = np.asarray(_IS_FORMATTING, dtype=bool)[code >> 1]
+    return max(int(np.cumsum(change).max()), 0), max(int(np.cumsum(np.where(formatting, change, 0)).max()), 0)
 
 
-def _cuts(html: str, max_depth: int, cuts: list[tuple[int, int]] | None) -> int:
-    """Start tags dropped below `max_depth` open containers, the spans of those
-    tags and of the end tags that close them appended to `cuts`; with `cuts`
-    None, 1 at the first such tag and 0 if there is none."""
+def _cuts(html: str, max_depth: int, cuts: list[tuple[int, int]] | None, max_formatting: int = MAX_FORMATTING) -> int:
+    """Start tags dropped below `max_depth` open containers, or of formatting
+    elements when `max_formatting` are open, the spans of those tags and of the
+    end tags that close them appended to `cuts`; with `cuts` None, 1 at the
+    first such tag and 0 if there is none."""
     stack: list[str] = []  # open containers, innermost last
     open_count: dict[str, int] = {}
+    open_formatting = 0
     dropped: dict[str, int] = {}  # start tags dropped and not yet closed, by name
     n_dropped = 0
     for m in _TAG.finditer(html):
@@ -149,7 +184,8 @@ def _cuts(html: str, max_depth: int, cuts: list[tuple[int, int]] | None) -> int:
         if not end:  # a start tag
             if rest and rest.endswith("/>"):  # <x/>: foreign content closes it; not counted
                 continue
-            if len(stack) >= max_depth:
+            formatting = name in _FORMATTING
+            if len(stack) >= max_depth or (formatting and open_formatting >= max_formatting):
                 if cuts is None:
                     return 1
                 dropped[name] = dropped.get(name, 0) + 1
@@ -158,6 +194,7 @@ def _cuts(html: str, max_depth: int, cuts: list[tuple[int, int]] | None) -> int:
             else:
                 stack.append(name)
                 open_count[name] = open_count.get(name, 0) + 1
+                open_formatting += formatting
         elif dropped.get(name):  # closes a dropped element: dropped too
             dropped[name] -= 1
             cuts.append(m.span())
@@ -165,6 +202,7 @@ def _cuts(html: str, max_depth: int, cuts: list[tuple[int, int]] | None) -> int:
             while True:
                 top = stack.pop()
                 open_count[top] -= 1
+                open_formatting -= top in _FORMATTING
                 if top == name:
                     break
             dropped.clear()  # the dropped elements were all inside what closed

@@ -110,8 +110,21 @@ def test_extract_and_page_mode_parse_the_flattened_page_and_say_so():
     assert int(a.n_tokens[0]) == 2 * MIN_TAGS + 1
 
 
-def _reference_bound(html: str) -> int:
-    """depth_bound's definition, one tag at a time."""
+def test_open_formatting_elements_are_capped():
+    """Distinct unclosed <b>s, then paragraphs: each paragraph rebuilds every
+    open one (HTML5's active formatting elements), N * N elements; past
+    max_formatting the start tags go, and every word stays."""
+    n = 300
+    html = ("<body><p>" + "".join(f'<b class="c{i}">' for i in range(n)) + "y</p>" + "<p>x</p>" * n + "</body>")
+    assert len(LexborHTMLParser(html).css("b")) == n * (n + 1)
+    out, dropped = flatten(html, min_tags=0, max_formatting=10)
+    assert dropped == n - 10
+    assert len(LexborHTMLParser(out).css("b")) == 10 * (n + 1)
+    assert _content(out) == _content(html)
+
+
+def _reference_bound(html: str, only=None) -> int:
+    """bounds' definition, one tag at a time (`only`: those names)."""
     import re
 
     from templatemine.html.nesting import _FLAT
@@ -121,7 +134,7 @@ def _reference_bound(html: str) -> int:
     html = re.sub(r"<!--.*?(-->|$)|<script\b.*?(</script\s*>|$)|<style\b.*?(</style\s*>|$)", " ", html, flags=re.S | re.I)
     for end, name in re.findall(r"<(/?)([A-Za-z][A-Za-z0-9:-]*)", html):
         name = name.lower()
-        if name in _FLAT:
+        if name in _FLAT or (only is not None and name not in only):
             continue
         if not end:
             open_of[name] = open_of.get(name, 0) + 1
@@ -133,23 +146,26 @@ def _reference_bound(html: str) -> int:
     return best
 
 
-def test_depth_bound_is_its_definition_and_bounds_the_scan():
+def test_bounds_are_their_definition_and_bound_the_scan():
     """On random tag soup (stray end tags, mixed case, <x/>, flat elements,
     comments, scripts and styles closed or not, tags cut off by a '<'):
-    the numpy bound equals the tag-by-tag definition, and a page the scan
-    would cut at depth d has a bound of d or more."""
+    the numpy bounds (depth, open formatting elements) equal the tag-by-tag
+    definition, and a page the scan would cut at d has a bound of d or more."""
     import random
 
-    from templatemine.html.nesting import _cuts, depth_bound
+    from templatemine.html.nesting import _FORMATTING, _cuts, bounds
 
     rng = random.Random(7)
-    names = ["div", "DIV", "span", "ul", "section", "p", "a", "b", "br", "x-y", "script", "Style"]
+    names = ["div", "DIV", "span", "ul", "section", "p", "a", "b", "br", "x-y", "script", "Style", "FONT", "em"]
     for _ in range(3000):
         html = rng.choice([" w ", "", "<"]).join(
             rng.choice(["<", "</", "<", "</", "<!--", "-->", "<<"]) + rng.choice(names) +
             rng.choice([">", ' class="c>d">', "/>", " ", "/"]) for _ in range(rng.randint(0, 60)))
-        bound = depth_bound(html)
+        bound, formatting = bounds(html)
         assert bound == _reference_bound(html), html
+        assert formatting == _reference_bound(html, _FORMATTING), html
         for d in (1, 3, 8):
-            if _cuts(html, d, None):
+            if _cuts(html, d, None, max_formatting=10**9):
                 assert bound >= d, (html, d)
+            if _cuts(html, 10**9, None, max_formatting=d):
+                assert formatting >= d, (html, d)
