@@ -1,5 +1,6 @@
 """Build hook for the optional compiled DOM walk and smoothing DP
-(templatemine/pagelevel/_walk.pyx, _isotonic.pyx).
+(templatemine/pagelevel/_walk.pyx, _isotonic.pyx) and the nesting check's
+scan (templatemine/html/_scan.pyx).
 
 Everything else about the package is in pyproject.toml. The extensions are
 optional: without Cython or a C compiler, or if compiling fails, the install
@@ -15,7 +16,8 @@ import sys
 from setuptools import setup
 from setuptools.command.build_ext import build_ext
 
-PYX = [os.path.join("templatemine", "pagelevel", name) for name in ("_walk.pyx", "_isotonic.pyx")]
+PYX = [os.path.join("templatemine", "pagelevel", name) for name in ("_walk.pyx", "_isotonic.pyx")] + \
+    [os.path.join("templatemine", "html", "_scan.pyx")]
 
 
 class OptionalBuildExt(build_ext):

@@ -13,13 +13,14 @@
    '<' or more) and the pages it changed.
 3. What it adds to extract: the per-record work of the extract stage
    (`captures_of_files`, nodes off) over the corpora's WARC files, with
-   flatten, with it scanning pages from 2,000 tags (not the default 10,000),
-   and with it replaced by the identity; best of --rounds rounds, the order
-   turning each round.
+   flatten (html/_scan.pyx's pass on every page where it is built), with
+   Python's gate instead (what runs without a C compiler), with that gate
+   lowered to 2,000 tags, and with flatten replaced by the identity; best of
+   --rounds rounds, the order turning each round.
 4. Unclosed formatting elements (html/nesting.py): N distinct unclosed <b>s
-   closed by a paragraph's end, then N paragraphs. Under MIN_TAGS tags (N up
-   to 2,000) nothing is scanned: Lexbor's time and <b> elements; at N = 5,000
-   (15,000 tags), flatten + parse and the <b> elements left.
+   closed by a paragraph's end, then N paragraphs: flatten + parse and the <b>
+   elements built, with the compiled scan (where built) and without it (then
+   pages under MIN_TAGS tags, N up to 2,000 here, are not scanned).
 """
 
 from __future__ import annotations
@@ -115,20 +116,26 @@ def extract_overhead(rounds: int) -> dict | None:
                    glob.glob(os.path.join(CORPORA, "sites", "*", "pages.warc.gz")))
     if not files:
         return None
-    variants = {"flatten": flatten, "flatten from 2,000 tags": lambda html: flatten(html, min_tags=2000),
-                "identity": lambda html: (html, 0)}
+    import templatemine.html.nesting as nesting
+
+    compiled = nesting._scan
+    # name: (flatten, the compiled scan or None)
+    variants = {"flatten": (flatten, compiled), "flatten, Python gate": (flatten, None),
+                "Python, from 2,000 tags": (lambda html: flatten(html, min_tags=2000), None),
+                "identity": (lambda html: (html, 0), None)}
+    if compiled is None:
+        del variants["flatten, Python gate"]
     real, best, n = page.flatten, {}, 0
     try:
         names = list(variants)
         for r in range(rounds):  # the order turns each round: no variant always runs first
             for name in names[r % len(names):] + names[:r % len(names)]:
-                fn = variants[name]
-                page.flatten = fn
+                page.flatten, nesting._scan = variants[name]
                 t = time.perf_counter()
                 n = sum(1 for _ in captures_of_files(iter(files), ExtractConfig(nodes=False)))
                 best[name] = min(best.get(name, math.inf), time.perf_counter() - t)
     finally:
-        page.flatten = real
+        page.flatten, nesting._scan = real, compiled
     out = {"records": n}
     for name, seconds in best.items():
         ratio = seconds / best["identity"]
@@ -139,6 +146,20 @@ def extract_overhead(rounds: int) -> dict | None:
 
 
 def formatting() -> list[dict]:
+    import templatemine.html.nesting as nesting
+
+    compiled, rows = nesting._scan, []
+    try:
+        for scan in ([compiled, None] if compiled is not None else [None]):
+            nesting._scan = scan
+            print(f"  {'with' if scan else 'without'} the compiled scan:", flush=True)
+            rows += [dict(row, compiled_scan=scan is not None) for row in _formatting_rows()]
+    finally:
+        nesting._scan = compiled
+    return rows
+
+
+def _formatting_rows() -> list[dict]:
     rows = []
     for n in (500, 1000, 2000, 5000):
         html = ("<html><body><p>" + "".join(f'<b class="c{i}">' for i in range(n)) + "y</p>" + "<p>x</p>" * n +
@@ -149,7 +170,7 @@ def formatting() -> list[dict]:
         seconds = time.perf_counter() - t
         rows.append({"n": n, "tags": html.count("<"), "kB": round(len(html) / 1e3), "flattened": dropped > 0,
                      "seconds": round(seconds, 3), "b_elements": len(tree.css("b"))})
-        print(f"  N = {n:,} ({rows[-1]['tags']:,} tags, {len(html) / 1e3:.0f} kB): "
+        print(f"    N = {n:,} ({rows[-1]['tags']:,} tags, {len(html) / 1e3:.0f} kB): "
               f"{'flatten + parse' if dropped else 'not scanned, parse'} {seconds:.2f} s, "
               f"{rows[-1]['b_elements']:,} <b> elements", flush=True)
     return rows

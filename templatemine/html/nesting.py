@@ -19,10 +19,12 @@ dropped. All text and every link stay; what is lost is the structure below
 depth 512, which no pagelet (Bar-Yossef & Rajagopalan, Def. 2) or DOM node of
 the page-level model depends on in a real page.
 
-Most pages cost one `str.count`: under `min_tags` '<' characters, their parse
-is bounded anyway (10,000 nested <div>s: 0.15 s). The others get
-`depth_bound`, an upper bound on the depth in a few numpy passes, and only a
-page that bound puts at `max_depth` or deeper is scanned tag by tag. The scan
+Most pages cost one pass in C (html/_scan.pyx: the count of '<' and a bound
+on the open formatting elements, below), or one `str.count` where no C
+compiler built it: under `min_tags` '<' characters, the depth is not checked,
+their parse being bounded anyway (10,000 nested <div>s: 0.15 s). The others
+get `bounds`, upper bounds in a few numpy passes, and only a page a bound
+puts at its limit is scanned tag by tag. The scan
 is an approximation of the tree builder, erring on the side of
 depth: elements the parser closes implicitly (p, li, td, a, ...), void
 elements and `<x/>` do not count, comments, scripts and styles are skipped
@@ -38,15 +40,16 @@ elements": N unclosed formatting elements that differ in their attributes
 ones), ended by a paragraph's end and followed by N paragraphs, make N * N
 elements (N = 5,000, a 123 kB page: 26 s and 9 GB). The scan caps them too:
 a formatting start tag is dropped when `max_formatting` are open, so such a
-page builds at most 64 per block. Pages under `min_tags` tags are not
-scanned, and there N can still reach a few thousand (N = 2,000, 6,000 tags:
-4 million elements); scanning from 2,000 tags costs 1.14x extract time
-(`scripts/bench_nesting.py`, step 3), so that is left as a known gap
-(README, "Known gaps").
+page builds at most 64 per block. Pages under `min_tags` tags get that
+bound from html/_scan.pyx; without it (no C compiler) they are not scanned,
+and there N can still reach a few thousand (N = 2,000, 6,000 tags: 4 million
+elements), since scanning them in Python costs 1.14x extract time from 2,000
+tags (`scripts/bench_nesting.py`, step 3).
 """
 
 from __future__ import annotations
 
+import os
 import re
 
 import numpy as np
@@ -56,8 +59,10 @@ MAX_FORMATTING = 64  # open formatting elements (b, font, ...): each is rebuilt 
 MIN_TAGS = 10_000  # '<' characters below which a page is not scanned
 
 # a comment, a script or a style element: tag-like text in them is not tags
-_SKIPPED = (r"<(?:!--.*?(?:-->|\Z)|[Ss][Cc][Rr][Ii][Pp][Tt]\b.*?(?:</(?i:script)\s*>|\Z)"
-            r"|[Ss][Tt][Yy][Ll][Ee]\b.*?(?:</(?i:style)\s*>|\Z))")
+# (ASCII only, as html/_scan.pyx reads them)
+_SKIPPED = (r"<(?:!--.*?(?:-->|\Z)"
+            r"|[Ss][Cc][Rr][Ii][Pp][Tt](?![A-Za-z0-9_]).*?(?:</[Ss][Cc][Rr][Ii][Pp][Tt][ \t\n\r\f]*>|\Z)"
+            r"|[Ss][Tt][Yy][Ll][Ee](?![A-Za-z0-9_]).*?(?:</[Ss][Tt][Yy][Ll][Ee][ \t\n\r\f]*>|\Z))")
 _SKIP = re.compile(_SKIPPED, re.S)
 # what is skipped (no groups), or a start or end tag: (end slash, name, the rest up to
 # '>', none if a '<' comes first); the tag's name is where _TAG_NAME finds it
@@ -80,11 +85,25 @@ def flatten(html: str, max_depth: int = MAX_DEPTH, min_tags: int = MIN_TAGS,
     below `max_depth` open containers, or a formatting element would open when
     `max_formatting` are, else the text without those elements' start and end
     tags. Three passes, each only on the pages the one before lets through:
-    the count of '<' (`min_tags`), bounds on the depth and the open formatting
-    elements (`bounds`), and the scan that cuts (`_cuts`)."""
-    if len(html) < 3 * min_tags or html.count("<") < min_tags:
+    the count of '<' (`min_tags`; with html/_scan.pyx built, with the
+    formatting elements' bound, on every page), bounds on the depth and the
+    open formatting elements (`bounds`), and the scan that cuts (`_cuts`).
+    Bytes, which Lexbor decodes itself, are returned as they are: templatemine
+    parses decoded text (html/charset.py)."""
+    if not isinstance(html, str):
         return html, 0
-    depth, formatting = bounds(html)
+    if _scan is not None:  # every page: the count and the formatting bound in one C pass
+        tags, formatting = _scan.scan(html)
+        if tags >= min_tags:
+            depth, formatting = bounds(html)
+        elif formatting < max_formatting:
+            return html, 0
+        else:
+            depth = 0  # its parse is bounded (above); _cuts may still cut for depth
+    elif len(html) < 3 * min_tags or html.count("<") < min_tags:
+        return html, 0
+    else:
+        depth, formatting = bounds(html)
     if (depth < max_depth and formatting < max_formatting) or not _cuts(html, max_depth, None, max_formatting):
         return html, 0
     cuts: list[tuple[int, int]] = []
@@ -207,3 +226,36 @@ def _cuts(html: str, max_depth: int, cuts: list[tuple[int, int]] | None, max_for
                     break
             dropped.clear()  # the dropped elements were all inside what closed
     return n_dropped
+
+
+# html/_scan.pyx's probes: each must give (count of '<', bounds()[1]) as Python does
+_PROBES = (
+    "",
+    "<p>plain <b>bold</b> <i>it<b>x</i> </b></b>",
+    "<B class=a><font><Font x=1></FONT><u/><s></S></s><tt><em><strong><strike><small><big><code>",
+    "<!-- <b><i> --><b><!-- unterminated <u><u>",
+    "<script>var s = '<b><i>'; </SCRIPT ><b><style>i{}</style\n><i><scripts><u><Style><b>",
+    "</b></i><b ></b ><b\n><bb><b-x><b:y>< b><<b></ b><script x='</b>'></script\t\f>",
+    "\u00e9<b>\u00e9</b>\u2019<i class='\u00fc'>\U0001f600<u>\u017fcript<scriptx><u></u></u>",
+)
+
+
+def _setup_scan():
+    """The compiled scan, checked against Python on _PROBES; None (Python's
+    gate) when it is not built or differs."""
+    if os.environ.get("TEMPLATEMINE_PURE_PYTHON"):
+        return None, "disabled by TEMPLATEMINE_PURE_PYTHON"
+    try:
+        from templatemine.html import _scan as compiled
+    except ImportError as e:
+        return None, f"not built ({e})"
+    if set(compiled.FORMATTING) != _FORMATTING:
+        return None, "disabled: its formatting elements differ from nesting._FORMATTING"
+    for probe in _PROBES:
+        if compiled.scan(probe) != (probe.count("<"), bounds(probe)[1]):
+            return None, f"disabled: it differs from Python on {probe!r}"
+    return compiled, ""
+
+
+# the compiled scan, or None; COMPILED_SCAN_ERROR says why not
+_scan, COMPILED_SCAN_ERROR = _setup_scan()

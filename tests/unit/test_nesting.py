@@ -35,7 +35,7 @@ def _nested(n: int, closed: bool = True) -> str:
             ("</div>" * n if closed else "") + "<p>end</p></body></html>")
 
 
-def test_a_page_under_min_tags_is_returned_unscanned():
+def test_a_page_under_min_tags_keeps_its_depth():
     html = _nested(2 * MAX_DEPTH)
     assert html.count("<") < MIN_TAGS
     out, dropped = flatten(html)
@@ -169,3 +169,43 @@ def test_bounds_are_their_definition_and_bound_the_scan():
                 assert bound >= d, (html, d)
             if _cuts(html, 10**9, None, max_formatting=d):
                 assert formatting >= d, (html, d)
+
+
+def test_compiled_scan_is_the_count_and_the_formatting_bound():
+    """html/_scan.pyx against Python on random tag soup with non-ASCII text,
+    and what it buys: a page under MIN_TAGS tags is checked for formatting
+    elements too (without it, such a page is not scanned)."""
+    import random
+
+    import pytest
+
+    from templatemine.html import nesting
+
+    if nesting._scan is None:
+        pytest.skip(f"html/_scan.pyx: {nesting.COMPILED_SCAN_ERROR}")
+    rng = random.Random(3)
+    names = ["div", "b", "B", "font", "em", "i", "u", "tt", "code", "strong", "bb", "script", "SCRIPT", "Style",
+             "scripts", "\u017fcript", "\u00e9", "\U0001f600"]
+    for _ in range(2000):
+        html = rng.choice([" w ", "", "<", "\u00e9", "\n", "\U0001f600"]).join(
+            rng.choice(["<", "</", "<", "</", "<!--", "-->", "<<", "< "]) + rng.choice(names) +
+            rng.choice([">", ' class="c>d">', "/>", " ", "\f>", "\u00e9>", "_>", ""]) for _ in range(rng.randint(0, 60)))
+        assert nesting._scan.scan(html) == (html.count("<"), nesting.bounds(html)[1]), html
+    n = 300
+    html = "<body><p>" + "".join(f'<b class="c{i}">' for i in range(n)) + "y</p>" + "<p>x</p>" * n + "</body>"
+    assert html.count("<") < MIN_TAGS
+    out, dropped = flatten(html)
+    assert dropped == n - 64 and len(LexborHTMLParser(out).css("b")) == 64 * (n + 1)
+    assert _content(out) == _content(html)
+
+
+def test_without_the_compiled_scan_small_pages_are_not_scanned(monkeypatch):
+    from templatemine.html import nesting
+
+    monkeypatch.setattr(nesting, "_scan", None)
+    n = 300
+    html = "<body><p>" + "".join(f'<b class="c{i}">' for i in range(n)) + "y</p>" + "<p>x</p>" * n + "</body>"
+    out, dropped = flatten(html)
+    assert out is html and dropped == 0
+    deep = _nested(MIN_TAGS)
+    assert flatten(deep)[1] == MIN_TAGS - MAX_DEPTH
