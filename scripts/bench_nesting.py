@@ -182,8 +182,13 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=8)
     ap.add_argument("--json")
     args = ap.parse_args()
+    import templatemine.html.nesting as nesting
+
+    print("compiled scan (html/_scan.pyx): " + ("yes" if nesting._scan is not None else
+                                                 f"no, {nesting.COMPILED_SCAN_ERROR}"))
     print(f"1. nested <div>s (MAX_DEPTH {MAX_DEPTH})")
-    result = {"synthetic": synthetic([int(x) for x in args.depths.split(",")])}
+    result = {"compiled_scan": nesting._scan is not None,
+              "synthetic": synthetic([int(x) for x in args.depths.split(",")])}
     print("2. the corpora's pages")
     result["corpora"] = corpora()
     print("3. extract per record")

@@ -11,7 +11,8 @@ Builds, and rebuilds only what changed (stamps in .cache/pack/):
       sources (never a stale build/ folder or an in-place .so), in a fixed folder
       (.cache/pack/wheel-src) with SOURCE_DATE_EPOCH fixed: the same sources give the
       same bytes. setup.py compiles the optional DOM walk and smoothing DP into it
-      (pagelevel/_walk.pyx, _isotonic.pyx), so the executors score with them too;
+      (pagelevel/_walk.pyx, _isotonic.pyx), and the nesting check's scan
+      (html/_scan.pyx), so the executors score with them too;
       where no C compiler is there the wheel is pure Python (-py3-none-any) and the
       executors use the Python walk and numpy DP, as a local install would.
   .cache/pack-venv/  a virtualenv with that wheel installed *non-editable* (venv-pack
