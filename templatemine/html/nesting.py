@@ -1,4 +1,4 @@
-"""Deep nesting flattened before parsing, so that no page costs quadratic time.
+"""Deep nesting flattened before parsing, so that no page costs quadratic time or memory.
 
 HTML5 tree construction checks, for every block-level start tag (div, ul, p,
 section, ...), whether a <p> is open "in button scope", walking the stack of
@@ -21,29 +21,29 @@ the page-level model depends on in a real page.
 
 Most pages cost one pass in C (html/_scan.pyx: the count of '<' and a bound
 on the open formatting elements, below), or one `str.count` where no C
-compiler built it: under `min_tags` '<' characters, the depth is not checked,
+compiler built it. Under `min_tags` '<' characters the depth is not checked,
 their parse being bounded anyway (10,000 nested <div>s: 0.15 s). The others
 get `bounds`, upper bounds in a few numpy passes, and only a page a bound
-puts at its limit is scanned tag by tag. The scan
-is an approximation of the tree builder, erring on the side of
-depth: elements the parser closes implicitly (p, li, td, a, ...), void
-elements and `<x/>` do not count, comments, scripts and styles are skipped
-(tags in the other raw-text elements, textarea and title, count), and an end
-tag closes the nearest open element of its name and everything above it. So an unclosed
-<div> in a table cell stays open to the scan, where the parser closes it with
-the cell: a page of more than 512 such cells would be flattened though the
-parser would not have nested them (its text and links all stay).
+puts at its limit is scanned tag by tag. The scan is an approximation of the
+tree builder, erring on the side of depth: elements the parser closes
+implicitly (p, li, td, a, ...), void elements and `<x/>` do not count;
+comments, scripts and styles are skipped (tags in the other raw-text
+elements, textarea and title, count); and an end tag closes the nearest open
+element of its name and everything above it. So an unclosed <div> in a table
+cell stays open to the scan, where the parser closes it with the cell: a page
+of more than 512 such cells would be flattened though the parser would not
+have nested them (its text and links all stay).
 
 The other quadratic case is HTML5's "reconstruct the active formatting
 elements": N unclosed formatting elements that differ in their attributes
 (`<b class=cN>`; the spec's Noah's Ark clause keeps at most three identical
 ones), ended by a paragraph's end and followed by N paragraphs, make N * N
-elements (N = 5,000, a 123 kB page: 26 s and 9 GB). The scan caps them too:
+elements (N = 5,000, a 124 kB page: 26 s and 9 GB). The scan caps them too:
 a formatting start tag is dropped when `max_formatting` are open, so such a
 page builds at most 64 per block. Pages under `min_tags` tags get that
 bound from html/_scan.pyx; without it (no C compiler) they are not scanned,
 and there N can still reach a few thousand (N = 2,000, 6,000 tags: 4 million
-elements), since scanning them in Python costs 1.14x extract time from 2,000
+elements), since scanning them in Python costs 1.16x extract time from 2,000
 tags (`scripts/bench_nesting.py`, step 3).
 """
 

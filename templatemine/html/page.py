@@ -52,7 +52,7 @@ class ParsedPage:
     pagelets: list[PageletRow]
     dup_signature: int | None  # page-level near-duplicate fingerprint (None: no text)
     nodes: list = field(default_factory=list)  # pagelevel.features.DomNode rows (PageConfig.nodes)
-    flattened: int = 0  # start tags dropped below MAX_DEPTH open elements (html/nesting.py)
+    flattened: int = 0  # start tags html/nesting.py dropped (too deep, too many formatting elements open)
 
 
 @dataclass(frozen=True)

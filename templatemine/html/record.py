@@ -11,14 +11,14 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 from templatemine.html.charset import UndecodableError, decode_html
-from templatemine.html.nesting import MAX_DEPTH
+from templatemine.html.nesting import MAX_DEPTH, MAX_FORMATTING
 from templatemine.html.page import LinkRow, PageletRow, PageParser
 from templatemine.html.urls import normalize_url, page_key, registered_domain, url_host
 from templatemine.warc.reader import RawRecord
 
 PAGE = "page"
 # the detail of a page whose nesting html/nesting.py flattened (the manifest counts them)
-FLATTENED = f"nesting over {MAX_DEPTH} elements deep flattened"
+FLATTENED = f"nesting flattened (over {MAX_DEPTH} elements deep or {MAX_FORMATTING} formatting elements open)"
 # Why a record is not a page. `superseded` is decided later, across records:
 # an older capture of a URL captured again (the newest capture wins).
 OUTCOMES = {

@@ -321,11 +321,9 @@ def table_counts(spark: SparkSession, paths: dict[str, str], sample: int = 20) -
         .limit(sample)
         .collect()
     )
-    flattened = (
-        records.where((F.col("outcome") == PAGE) & F.col("detail").contains(FLATTENED))
-        .orderBy("warc_file", "warc_offset")
-        .select("warc_file", "warc_offset", "detail")
-        .collect()
+    flattened = records.where((F.col("outcome") == PAGE) & F.col("detail").contains(FLATTENED))
+    flattened_sample = (
+        flattened.orderBy("warc_file", "warc_offset").select("warc_file", "warc_offset", "detail").limit(sample).collect()
     )
     charsets = {r["charset_source"]: r["n"] for r in
                 pages.groupBy("charset_source").agg(F.count("*").alias("n")).collect()}
@@ -344,13 +342,13 @@ def table_counts(spark: SparkSession, paths: dict[str, str], sample: int = 20) -
         "pages": {
             "with_dup_of": pages.where(F.col("dup_of").isNotNull()).count(),
             "charset_source": charsets,
-            "nesting_flattened": len(flattened),  # html/nesting.py: deeper than MAX_DEPTH
+            "nesting_flattened": flattened.count(),  # html/nesting.py
         },
         "malformed_sample": [
             {"warc_file": r["warc_file"], "warc_offset": r["warc_offset"], "detail": r["detail"]} for r in malformed
         ],
         "flattened_sample": [
             {"warc_file": r["warc_file"], "warc_offset": r["warc_offset"], "detail": r["detail"]}
-            for r in flattened[:sample]
+            for r in flattened_sample
         ],
     }

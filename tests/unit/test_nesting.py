@@ -102,7 +102,8 @@ def test_extract_and_page_mode_parse_the_flattened_page_and_say_so():
                     "text/html", html.encode())
     c = extract_capture(raw, PageParser())
     assert c.outcome == "page"
-    assert c.detail == f"nesting over {MAX_DEPTH} elements deep flattened ({MIN_TAGS - MAX_DEPTH} start tags dropped)"
+    assert c.detail == (f"nesting flattened (over {MAX_DEPTH} elements deep or 64 formatting elements open) "
+                        f"({MIN_TAGS - MAX_DEPTH} start tags dropped)")
     assert len(c.links) == MIN_TAGS
     words = " ".join(p.text for p in c.pagelets).split()
     assert words[:2] == ["x0", "p0"] and words[-1] == "end" and len(words) == 2 * MIN_TAGS + 1
