@@ -271,10 +271,9 @@ def assert_packed_python(sub: Submission) -> None:
     unpacked = glob.glob(os.path.join(work_dirs[0], "app-*", "*", "environment", "lib", "python3.11", "site-packages"))
     assert unpacked and not any(os.path.exists(os.path.join(p, "pyspark")) for p in unpacked)
     assert all(os.path.exists(os.path.join(p, "templatemine", "cli.py")) for p in unpacked)  # the wheel, installed
-    if not sub.wheel.endswith("-py3-none-any.whl"):  # a platform wheel: the compiled walk and DP went with it
-        for ext in ("_walk", "_isotonic"):
-            assert all(glob.glob(os.path.join(p, "templatemine", "pagelevel", f"{ext}.cpython-311-*.so"))
-                       for p in unpacked), ext
+    if not sub.wheel.endswith("-py3-none-any.whl"):  # a platform wheel: the compiled walk, DP and scan went with it
+        for ext in ("pagelevel/_walk", "pagelevel/_isotonic", "html/_scan"):
+            assert all(glob.glob(os.path.join(p, "templatemine", f"{ext}.cpython-311-*.so")) for p in unpacked), ext
     # Spark logs no Python path; its executors do log the unpacking (stderr in the work dir)
     stderr = [open(p, errors="replace").read() for d in work_dirs for p in glob.glob(os.path.join(d, "app-*", "*", "stderr"))]
     assert any("Unpacking an archive" in e and "templatemine-env.tar.gz#environment" in e for e in stderr)
