@@ -53,6 +53,7 @@ import os
 import re
 
 import numpy as np
+from selectolax.lexbor import LexborHTMLParser
 
 MAX_DEPTH = 512  # the WebKit / Chromium HTML parser's limit
 MAX_FORMATTING = 64  # open formatting elements (b, font, ...): each is rebuilt in every later block
@@ -77,6 +78,14 @@ _FLAT = frozenset(
 # HTML5's formatting elements (less <a> and <nobr>, which do not nest): unclosed,
 # they are reconstructed in every block that follows
 _FORMATTING = frozenset("b big code em font i s small strike strong tt u".split())
+
+
+def parse(html: str) -> tuple[LexborHTMLParser, int]:
+    """Lexbor's tree of `html` after `flatten`, and the start tags it dropped:
+    how templatemine parses every page (extract, page mode, ETDM, the report
+    viewer), so that all of them see the same tree."""
+    html, dropped = flatten(html)
+    return LexborHTMLParser(html), dropped
 
 
 def flatten(html: str, max_depth: int = MAX_DEPTH, min_tags: int = MIN_TAGS,
@@ -104,10 +113,12 @@ def flatten(html: str, max_depth: int = MAX_DEPTH, min_tags: int = MIN_TAGS,
         return html, 0
     else:
         depth, formatting = bounds(html)
-    if (depth < max_depth and formatting < max_formatting) or not _cuts(html, max_depth, None, max_formatting):
+    if depth < max_depth and formatting < max_formatting:
         return html, 0
     cuts: list[tuple[int, int]] = []
     n_dropped = _cuts(html, max_depth, cuts, max_formatting)
+    if not n_dropped:
+        return html, 0
     parts, at = [], 0
     for start, end in cuts:
         parts.append(html[at:start])
@@ -138,11 +149,6 @@ _NAMES: dict[str, int] = {}
 _IS_FORMATTING: list[bool] = []  # by the name's number
 _CODE = _Code()
 _TAG_NAME = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9:-]*)")
-
-
-def depth_bound(html: str) -> int:
-    """`bounds`' first: the depth."""
-    return bounds(html)[0]
 
 
 def bounds(html: str) -> tuple[int, int]:
@@ -183,11 +189,10 @@ def bounds(html: str) -> tuple[int, int]:
     return max(int(np.cumsum(change).max()), 0), max(int(np.cumsum(np.where(formatting, change, 0)).max()), 0)
 
 
-def _cuts(html: str, max_depth: int, cuts: list[tuple[int, int]] | None, max_formatting: int = MAX_FORMATTING) -> int:
+def _cuts(html: str, max_depth: int, cuts: list[tuple[int, int]], max_formatting: int = MAX_FORMATTING) -> int:
     """Start tags dropped below `max_depth` open containers, or of formatting
-    elements when `max_formatting` are open, the spans of those tags and of the
-    end tags that close them appended to `cuts`; with `cuts` None, 1 at the
-    first such tag and 0 if there is none."""
+    elements when `max_formatting` are open; the spans of those tags and of the
+    end tags that close them appended to `cuts`."""
     stack: list[str] = []  # open containers, innermost last
     open_count: dict[str, int] = {}
     open_formatting = 0
@@ -205,8 +210,6 @@ def _cuts(html: str, max_depth: int, cuts: list[tuple[int, int]] | None, max_for
                 continue
             formatting = name in _FORMATTING
             if len(stack) >= max_depth or (formatting and open_formatting >= max_formatting):
-                if cuts is None:
-                    return 1
                 dropped[name] = dropped.get(name, 0) + 1
                 n_dropped += 1
                 cuts.append(m.span())

@@ -15,9 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from selectolax.lexbor import LexborHTMLParser
 
-from templatemine.html.nesting import flatten
+from templatemine.html.nesting import parse as parse_html
 from templatemine.html.pagelets import LINK_SELECTOR, link_counts, partition, split_elements, strip_invisible
 from templatemine.html.shingles import Shingler
 from templatemine.html.urls import LinkResolver, base_directory, registered_domain, resolve_link, url_host
@@ -94,8 +93,7 @@ class PageParser:
     def parse(self, url: str, html: str) -> ParsedPage:
         """`url` must already be normalised (it is the page's identity)."""
         cfg = self.config
-        html, flattened = flatten(html)
-        tree = LexborHTMLParser(html)
+        tree, flattened = parse_html(html)
         title_node = tree.css_first("title")
         title = " ".join(title_node.text().split()) if title_node is not None else ""
         base_node = tree.css_first("base[href]")

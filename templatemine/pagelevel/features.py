@@ -194,12 +194,10 @@ def page_nodes(html: str, k: int = 3, width: int = WRAP_WIDTH, arrays: bool = Fa
     for the NODES table (or, with `arrays`, a PageArrays for scoring a page
     outside Spark). With the compiled walk, `c_pagelets=False` takes the
     pagelets from html/pagelets.py instead of C (`_walk.walk`, for the checks)."""
-    from selectolax.lexbor import LexborHTMLParser
-
-    from templatemine.html.nesting import flatten
+    from templatemine.html.nesting import parse as parse_html
     from templatemine.html.pagelets import LINK_SELECTOR, link_counts, partition, split_elements, strip_invisible
 
-    tree = LexborHTMLParser(flatten(html)[0])
+    tree = parse_html(html)[0]
     strip_invisible(tree)
     root = tree.body or tree.root
     if root is None:

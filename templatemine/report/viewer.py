@@ -20,9 +20,8 @@ from __future__ import annotations
 
 import re
 
-from selectolax.lexbor import LexborHTMLParser
 
-from templatemine.html.nesting import flatten
+from templatemine.html.nesting import parse as parse_html
 from templatemine.html.pagelets import strip_invisible
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:"
@@ -33,7 +32,7 @@ _HEAD = re.compile(r"<head(\s[^>]*)?>", re.IGNORECASE)
 def viewer_html(html: str) -> str:
     """The page as the viewer embeds it: invisible content out, nothing that
     loads or navigates, a CSP first in <head>."""
-    tree = LexborHTMLParser(flatten(html)[0])
+    tree = parse_html(html)[0]
     strip_invisible(tree)
     for selector in _INERT_SELECTORS:
         for node in tree.css(selector):

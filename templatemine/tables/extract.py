@@ -306,7 +306,11 @@ def _extract_into(spark, files, output: RunOutput, config: ExtractConfig, progre
 def table_counts(spark: SparkSession, paths: dict[str, str], sample: int = 20) -> dict:
     """Counts for the manifest, from the written tables (never accumulators)."""
     records = spark.read.parquet(paths[S.RECORDS])
-    by_outcome = {r["outcome"]: r["n"] for r in records.groupBy("outcome").agg(F.count("*").alias("n")).collect()}
+    flattened_page = (F.col("outcome") == PAGE) & F.col("detail").contains(FLATTENED)  # html/nesting.py
+    outcomes = records.groupBy("outcome").agg(F.count("*").alias("n"),
+                                              F.count(F.when(flattened_page, True)).alias("flattened")).collect()
+    by_outcome = {r["outcome"]: r["n"] for r in outcomes}
+    n_flattened = sum(r["flattened"] for r in outcomes)
     read = sum(by_outcome.values())
     rows = {name: spark.read.parquet(path).count() for name, path in paths.items()}
     links = spark.read.parquet(paths[S.LINKS])
@@ -314,17 +318,6 @@ def table_counts(spark: SparkSession, paths: dict[str, str], sample: int = 20) -
     internal = links.where("same_site")
     resolved = internal.join(pages.select(F.col("page_key").alias("dst_page_key")), "dst_page_key", "left_semi")
     n_internal, n_resolved = internal.count(), resolved.count()
-    malformed = (
-        records.where(F.col("outcome") == "malformed")
-        .orderBy("warc_file", "warc_offset")
-        .select("warc_file", "warc_offset", "detail")
-        .limit(sample)
-        .collect()
-    )
-    flattened = records.where((F.col("outcome") == PAGE) & F.col("detail").contains(FLATTENED))
-    flattened_sample = (
-        flattened.orderBy("warc_file", "warc_offset").select("warc_file", "warc_offset", "detail").limit(sample).collect()
-    )
     charsets = {r["charset_source"]: r["n"] for r in
                 pages.groupBy("charset_source").agg(F.count("*").alias("n")).collect()}
     return {
@@ -342,13 +335,16 @@ def table_counts(spark: SparkSession, paths: dict[str, str], sample: int = 20) -
         "pages": {
             "with_dup_of": pages.where(F.col("dup_of").isNotNull()).count(),
             "charset_source": charsets,
-            "nesting_flattened": flattened.count(),  # html/nesting.py
+            "nesting_flattened": n_flattened,
         },
-        "malformed_sample": [
-            {"warc_file": r["warc_file"], "warc_offset": r["warc_offset"], "detail": r["detail"]} for r in malformed
-        ],
-        "flattened_sample": [
-            {"warc_file": r["warc_file"], "warc_offset": r["warc_offset"], "detail": r["detail"]}
-            for r in flattened_sample
-        ],
+        "malformed_sample": _record_sample(records, F.col("outcome") == "malformed", sample)
+        if by_outcome.get("malformed") else [],
+        "flattened_sample": _record_sample(records, flattened_page, sample) if n_flattened else [],
     }
+
+
+def _record_sample(records: DataFrame, condition, n: int) -> list[dict]:
+    """The first `n` records meeting `condition`, in file and offset order, with their detail."""
+    rows = (records.where(condition).orderBy("warc_file", "warc_offset").select("warc_file", "warc_offset", "detail")
+            .limit(n).collect())
+    return [{"warc_file": r["warc_file"], "warc_offset": r["warc_offset"], "detail": r["detail"]} for r in rows]

@@ -30,9 +30,8 @@ import json
 from dataclasses import dataclass
 from typing import Iterable
 
-from selectolax.lexbor import LexborHTMLParser
 
-from templatemine.html.nesting import flatten
+from templatemine.html.nesting import parse as parse_html
 from templatemine.html.pagelets import strip_invisible
 from templatemine.html.shingles import normalize_token
 
@@ -124,7 +123,7 @@ class DomTree:
     def from_html(cls, html: str) -> "DomTree":
         """The visible DOM under <body> (script, style, noscript, template removed,
         as for pagelets), parsed by Lexbor."""
-        tree = LexborHTMLParser(flatten(html)[0])  # as extract parsed it
+        tree = parse_html(html)[0]  # as extract parsed it
         strip_invisible(tree)
         root = tree.body or tree.root
         t = cls()

@@ -166,9 +166,9 @@ def test_bounds_are_their_definition_and_bound_the_scan():
         assert bound == _reference_bound(html), html
         assert formatting == _reference_bound(html, _FORMATTING), html
         for d in (1, 3, 8):
-            if _cuts(html, d, None, max_formatting=10**9):
+            if _cuts(html, d, [], max_formatting=10**9):
                 assert bound >= d, (html, d)
-            if _cuts(html, 10**9, None, max_formatting=d):
+            if _cuts(html, 10**9, [], max_formatting=d):
                 assert formatting >= d, (html, d)
 
 
