@@ -124,11 +124,27 @@ UNLIKELY_BIT, MAYBE_BIT, ROLE_BIT = len(CUE_WORDS), len(CUE_WORDS) + 1, len(CUE_
 POSITIVE_BIT, NEGATIVE_BIT = len(CUE_WORDS) + 3, len(CUE_WORDS) + 4
 TITLE_BIT, SCORED_BIT, BASE_SHIFT = len(CUE_WORDS) + 5, len(CUE_WORDS) + 6, len(CUE_WORDS) + 7  # base: 3 bits
 _BASES = np.array([0, 5, 3, -3, -5], dtype=np.float64)  # the base's index in the 3 bits at BASE_SHIFT
-# per tag: its CUE_WORDS bit and Readability's facts about it (both walks read this)
-TAG_BITS = {tag: ((1 << _CUE_OF[tag]) if tag in _CUE_OF else 0) | ((1 << TITLE_BIT) if tag == "h1" else 0)
+# The <header> and <footer> tags are the page's banner and content-info only when
+# no sectioning element holds them (HTML-AAM, the implicit ARIA roles of header
+# and footer: "banner"/"contentinfo" when not a descendant of article, aside,
+# main, nav or section, "generic" otherwise). An article's own <header> (its
+# title and byline) and <footer> are not the site's header and footer. So the
+# tags carry HEADER_TAG_BIT / FOOTER_TAG_BIT, sectioning tags SECTIONING_BIT,
+# and `_landmarks` gives a header or footer its CUE_WORDS bit (and its
+# semantic_box group) only when unscoped; an id, class or role word still sets
+# the bit wherever the element is.
+HEADER_TAG_BIT, FOOTER_TAG_BIT, SECTIONING_BIT = BASE_SHIFT + 3, BASE_SHIFT + 4, BASE_SHIFT + 5
+SECTIONING_TAGS = frozenset("article aside main nav section".split())
+_LANDMARK_TAGS = {"header": HEADER_TAG_BIT, "footer": FOOTER_TAG_BIT}
+# per tag: its CUE_WORDS bit (a header's or footer's: `_landmarks`), its landmark
+# bits and Readability's facts about it (both walks read this)
+TAG_BITS = {tag: ((1 << _CUE_OF[tag]) if tag in _CUE_OF and tag not in _LANDMARK_TAGS else 0)
+            | ((1 << _LANDMARK_TAGS[tag]) if tag in _LANDMARK_TAGS else 0)
+            | ((1 << SECTIONING_BIT) if tag in SECTIONING_TAGS else 0)
+            | ((1 << TITLE_BIT) if tag == "h1" else 0)
             | ((1 << SCORED_BIT) if tag in SCORED_TAGS else 0)
             | (int(np.flatnonzero(_BASES == READABILITY_BASE.get(tag, 0))[0]) << BASE_SHIFT)
-            for tag in _CUE_OF.keys() | SCORED_TAGS | READABILITY_BASE.keys()}
+            for tag in _CUE_OF.keys() | SCORED_TAGS | READABILITY_BASE.keys() | SECTIONING_TAGS}
 _SPLIT = re.compile(r"[^a-z]+")
 _SENTENCE_END = re.compile(r"[.!?](?:\s|$)")
 HEADINGS = frozenset("h1 h2 h3 h4 h5 h6".split())
@@ -455,6 +471,7 @@ def _node_matrix(parent: np.ndarray, depth: np.ndarray, own: np.ndarray, texts: 
     own_tok = own[keep, 0]
     page_tokens = max(tokens[0], 1)
     cues_all, group_all = cues, group
+    cues, inside, group = _landmarks(parent, levels, cues, inside, group)
     cues, inside, group = cues[keep], inside[keep], group[keep]
     bits = np.arange(len(CUE_WORDS))
     f = np.column_stack([
@@ -481,6 +498,27 @@ def _node_matrix(parent: np.ndarray, depth: np.ndarray, own: np.ndarray, texts: 
 
 
 _TABLE, _HEADING = list(TAG_GROUPS).index("table"), list(TAG_GROUPS).index("heading")
+_SEMANTIC_BOX, _CONTAINER = list(TAG_GROUPS).index("semantic_box"), list(TAG_GROUPS).index("container")
+
+
+def _landmarks(parent: np.ndarray, levels: list[np.ndarray], cues: np.ndarray, inside: np.ndarray,
+               group: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """cues, inside and group with the <header> and <footer> tags scoped
+    (HEADER_TAG_BIT above): an unscoped one gets the "header" / "footer"
+    CUE_WORDS bit, and its descendants the inside bit; a scoped one (below an
+    article, aside, main, nav or section) is a container, like a <div>."""
+    tag_header = (cues >> HEADER_TAG_BIT) & 1
+    tag_footer = (cues >> FOOTER_TAG_BIT) & 1
+    if not (tag_header.any() or tag_footer.any()):
+        return cues, inside, group
+    scoped = ((inside >> SECTIONING_BIT) & 1).astype(bool)
+    added = np.where(scoped, 0, (tag_header << _CUE_OF["header"]) | (tag_footer << _CUE_OF["footer"]))
+    inherited = np.zeros_like(added)
+    for level in levels[1:]:
+        up = parent[level]
+        inherited[level] = inherited[up] | added[up]
+    group = np.where(scoped & ((tag_header | tag_footer) == 1) & (group == _SEMANTIC_BOX), _CONTAINER, group)
+    return cues | added, inside | inherited, group
 
 
 def _unlikely(parent: np.ndarray, levels: list[np.ndarray], cues: np.ndarray, group: np.ndarray) -> np.ndarray:

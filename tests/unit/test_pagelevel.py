@@ -60,6 +60,32 @@ def test_cues_and_main_block():
     assert dict(zip(FEATURES, nodes[0].features))["above_main_block"] == 1.0
 
 
+def test_header_and_footer_are_landmarks_only_outside_sectioning_elements():
+    """HTML-AAM: <header>/<footer> are the page's banner/content-info unless an
+    article, aside, main, nav or section holds them; an id or class word still
+    counts anywhere. Both walks (the compiled one when built) give the same."""
+    html = ("<body><header><nav><a href=/>Home</a> <a href=/b>Blog</a></nav><p>Site motto here</p></header>"
+            "<main><article><header><h1>The title of the story</h1></header><p>Body text, long enough.</p>"
+            "<footer>Filed under news</footer></article><section><div class=footer>Section end</div></section>"
+            "</main><footer>Copyright the site</footer></body>")
+    from templatemine.pagelevel import features
+
+    compiled = features._compiled
+    for walk in {compiled, None}:  # the compiled walk when built, and the Python walk
+        features._compiled = walk
+        try:
+            a = page_nodes(html, arrays=True)
+        finally:
+            features._compiled = compiled
+        f = {t: dict(zip(FEATURES, row)) for t, row in zip(a.texts, a.features.tolist()) if t}
+        assert f["Site motto here"]["inside_header"] == 1.0
+        assert f["Copyright the site"]["own_footer"] == 1.0 and f["Copyright the site"]["tag_semantic_box"] == 1.0
+        title, filed = f["The title of the story"], f["Filed under news"]
+        assert title["inside_header"] == 0.0 and title["own_header"] == 0.0
+        assert filed["own_footer"] == 0.0 and filed["tag_semantic_box"] == 0.0 and filed["tag_container"] == 1.0
+        assert f["Section end"]["own_footer"] == 1.0  # the class word, scoped or not
+
+
 def test_subtree_labels_follow_monotonicity():
     #      0
     #    1   2
