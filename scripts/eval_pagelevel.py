@@ -10,8 +10,9 @@
 3. Spark runs with that model: scrapinghub in page mode; cleanportaleval and
    the sites in site, page and hybrid mode (`pagelevel` + `clean` on the same
    extract), and hybrid once more without the unlikely-candidate rule
-   (`pagelevel.unlikely=false`) and without the article
-   (`pagelevel.article=false`). Bag-of-words F1 of clean_pages, per page, per
+   (`pagelevel.unlikely=false`), without the article
+   (`pagelevel.article=false`) and without the site-level content labels as
+   evidence (`pagelevel.site_labels=false`). Bag-of-words F1 of clean_pages, per page, per
    site, over sites.
 4. Smoothing, the label-bias correction, the unlikely-candidate rule and the
    article (Readability's top candidate) on and off (the pure scorer, the
@@ -63,6 +64,10 @@ def tm(*args: str) -> None:
 def golds(corpus: str) -> list[str]:
     return sorted(glob.glob(os.path.join(CORPORA, corpus, "*", "gold.jsonl")) +
                   glob.glob(os.path.join(CORPORA, corpus, "gold.jsonl")))
+
+
+# hybrid once more with each of these settings off: (config key, what the row lacks)
+ABLATED = (("unlikely", "unlikely rule"), ("article", "article rule"), ("site_labels", "site labels"))
 
 
 def score_out(out: str, corpus: str) -> dict:
@@ -269,15 +274,15 @@ def main() -> int:
                 tm("pagelevel", out, "--pagelevel", mode, *use)
                 tm("clean", out)
                 result.setdefault(mode, {})[name] = score_out(out, name)
-            for rule in ("unlikely", "article"):
-                tm("pagelevel", out, "--pagelevel", "hybrid", *use, "--set", f"pagelevel.{rule}=false")
+            for setting, without in ABLATED:
+                tm("pagelevel", out, "--pagelevel", "hybrid", *use, "--set", f"pagelevel.{setting}=false")
                 tm("clean", out)
-                result.setdefault(f"hybrid, no {rule} rule", {})[name] = score_out(out, name)
+                result.setdefault(f"hybrid, no {without}", {})[name] = score_out(out, name)
         print()
-        print(f"{'corpus':<22}{'site':>8}{'page':>8}{'hybrid':>8}{'no unl.':>8}{'no art.':>8}   peers")
+        print(f"{'corpus':<22}{'site':>8}{'page':>8}{'hybrid':>8}{'no unl.':>8}{'no art.':>8}{'no lab.':>8}   peers")
         for name in ("news/scrapinghub", "news/cleanportaleval", "sites"):
             cells = [result.get(m, {}).get(name, {}).get("f1")
-                     for m in ("site", "page", "hybrid", "hybrid, no unlikely rule", "hybrid, no article rule")]
+                     for m in ("site", "page", "hybrid", *(f"hybrid, no {w}" for _, w in ABLATED))]
             print(f"{name:<22}" + "".join(f"{c:>8.3f}" if c is not None else f"{'-':>8}" for c in cells)
                   + "   " + ", ".join(f"{k} {v:.3f}" for k, v in PEERS[name].items()))
     print("4. smoothing, label-bias correction and the two rules on and off (pure scorer)")

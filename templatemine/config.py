@@ -176,6 +176,11 @@ class PageLevelConfig:
     top candidate and the siblings it joins, and the <h1>: pagelevel/features.py
     `_article`) when the article holds at least half of the words the model keeps
     and 500 characters; measured in docs/pagelevel.md."""
+    site_labels: bool = True
+    """Hybrid mode: a node the site-level run labelled content is judged as such:
+    Elkan & Noto's probability of template for an example known to be unlabelled,
+    (1 - k) / k * g / (1 - g), instead of g / k (pagelevel/model.py
+    `PageModel.templateness`); measured in docs/pagelevel.md."""
     pu_min_held_templates: int = 100
     """train: a band's k is the mean score of its held-out template nodes; with fewer
     of them than this it is not estimated and the band is left uncorrected (k = 1).
@@ -206,7 +211,8 @@ class PageLevelConfig:
     def scoring(self):
         from templatemine.pagelevel.model import Scoring
 
-        return Scoring(self.smoothing, self.smooth, self.grid, self.threshold, self.pu, self.unlikely, self.article)
+        return Scoring(self.smoothing, self.smooth, self.grid, self.threshold, self.pu, self.unlikely, self.article,
+                       self.site_labels)
 
 
 @dataclass(frozen=True)

@@ -75,10 +75,25 @@ class PageModel:
         z = np.einsum("ij,ij->i", features, w[band]) + b[band]
         return 1.0 / (1.0 + np.exp(-z))
 
-    def templateness(self, features: np.ndarray, n_tokens: np.ndarray, pu: bool = True) -> np.ndarray:
+    def templateness(self, features: np.ndarray, n_tokens: np.ndarray, pu: bool = True,
+                     labelled_content: np.ndarray | None = None) -> np.ndarray:
+        """P(template | x). The classifier learnt g(x) = P(labelled template | x)
+        from site-level labels that miss some templates (the seed's false
+        negatives); with `pu`, Elkan & Noto's correction (Lemma 1: P(template |
+        x) = g(x) / k, k = P(labelled template | template)). A node the
+        site-level run did label content (`labelled_content`, hybrid mode) is an
+        example known to be unlabelled, and the same paper gives its
+        probability, their weight of an unlabelled example: P(template | x, not
+        labelled) = (1 - k) / k * g / (1 - g), 0 where k = 1 (a band left
+        uncorrected trusts the labels)."""
         p = self.probability(features, n_tokens)
         if pu:
-            p = np.minimum(p / np.asarray(self.pu_k)[self.bands(np.asarray(n_tokens))], 1.0)
+            k = np.asarray(self.pu_k)[self.bands(np.asarray(n_tokens))]
+            corrected = np.minimum(p / k, 1.0)
+            if labelled_content is not None:
+                odds = p / np.maximum(1.0 - p, 1e-12)
+                corrected = np.where(labelled_content, np.minimum((1.0 - k) / k * odds, 1.0), corrected)
+            p = corrected
         return p
 
     def to_json(self) -> str:
@@ -180,6 +195,7 @@ class Scoring:
     pu: bool = True  # Elkan-Noto correction of the label bias
     unlikely: bool = True  # unlikely candidates' subtrees go whatever the model says (features.UNLIKELY_CANDIDATES)
     article: bool = True  # text outside the page's article goes (features._article), see judge_page
+    site_labels: bool = True  # hybrid: nodes labelled content take P(template | x, not labelled), see judge_page
 
 
 # Readability's DEFAULT_CHAR_THRESHOLD: when removing the unlikely candidates leaves
@@ -204,11 +220,14 @@ class PageResult:
 
 
 def judge_page(parent, features, n_tokens, texts, model: PageModel, scoring: Scoring = Scoring(),
-               forced=None, forced_text=None, unlikely=None, article=None) -> PageResult:
+               forced=None, forced_text=None, unlikely=None, article=None, content=None) -> PageResult:
     """Score a page's nodes, smooth over the tree, and keep the own text of the
     nodes below the threshold. Hybrid mode: `forced` (bool per node) marks the
     nodes whose whole subtree the site-level run found to be template, and
     `forced_text` those whose own text it did; both go whatever the model says.
+    `content` (bool per node) marks the nodes it labelled content (subtree label
+    0, as in training): with `scoring.site_labels` (and the correction on) the
+    model judges them knowing that, `PageModel.templateness`.
     `unlikely` (bool per node, PageArrays.unlikely) marks the subtrees of
     unlikely candidates, per-page boilerplate the site-level labels never
     teach: with `scoring.unlikely` they go too, unless that leaves under
@@ -221,7 +240,9 @@ def judge_page(parent, features, n_tokens, texts, model: PageModel, scoring: Sco
     documentation page of many tables, where one table wins, keeps it). The
     article changes `text_template` and the text, not the model's `template`."""
     words = np.fromiter(map(len, map(str.split, texts)), dtype=np.int64, count=len(texts))  # own tokens per node
-    r = _judge_unlikely(parent, features, n_tokens, texts, words, model, scoring, forced, forced_text, unlikely)
+    known = np.asarray(content, dtype=bool) if content is not None and scoring.site_labels else None
+    r = _judge_unlikely(parent, features, n_tokens, texts, words, model, scoring, forced, forced_text, unlikely,
+                        known)
     if forced_text is not None:
         r.site_template_tokens = int(words[np.asarray(forced_text, dtype=bool)].sum())
     if article is None or not scoring.article:
@@ -243,15 +264,15 @@ def judge_page(parent, features, n_tokens, texts, model: PageModel, scoring: Sco
 
 
 def _judge_unlikely(parent, features, n_tokens, texts, words, model: PageModel, scoring: Scoring, forced,
-                    forced_text, unlikely) -> PageResult:
+                    forced_text, unlikely, content) -> PageResult:
     """judge_page before the article: the model, with the unlikely candidates."""
     u = np.asarray(unlikely, dtype=bool) if unlikely is not None and scoring.unlikely else None
     if u is None or not u.any():
-        return _judge(parent, features, n_tokens, texts, words, model, scoring, forced, forced_text)
+        return _judge(parent, features, n_tokens, texts, words, model, scoring, forced, forced_text, content)
     site = forced if forced is not None else np.zeros(len(u), dtype=bool)
-    r = _judge(parent, features, n_tokens, texts, words, model, scoring, site | u, forced_text)
+    r = _judge(parent, features, n_tokens, texts, words, model, scoring, site | u, forced_text, content)
     if len(r.clean_text) < UNLIKELY_MIN_CHARS:
-        without = _judge(parent, features, n_tokens, texts, words, model, scoring, forced, forced_text)
+        without = _judge(parent, features, n_tokens, texts, words, model, scoring, forced, forced_text, content)
         if len(without.clean_text) > len(r.clean_text):
             return without
     keep_site = ~site if forced_text is None else ~(site | np.asarray(forced_text, dtype=bool))
@@ -260,10 +281,10 @@ def _judge_unlikely(parent, features, n_tokens, texts, words, model: PageModel, 
 
 
 def _judge(parent, features, n_tokens, texts, words, model: PageModel, scoring: Scoring, forced,
-           forced_text) -> PageResult:
+           forced_text, content=None) -> PageResult:
     f = np.asarray(features, dtype=np.float64).reshape(len(texts), len(model.features))
     tok = np.asarray(n_tokens, dtype=np.int64)
-    x = model.templateness(f, tok, scoring.pu)
+    x = model.templateness(f, tok, scoring.pu, content)
     if forced is not None:
         x = np.where(forced, 1.0, x)
     n = len(texts)

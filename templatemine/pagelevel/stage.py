@@ -84,12 +84,13 @@ def _judge_group(model: PageModel, scoring: Scoring):
         features = np.concatenate(pdf["features"].to_numpy()).reshape(n, n_features) if n else np.zeros((0, n_features))
         texts = pdf["text"].tolist()
         parent = pdf["parent"].to_numpy()
-        forced = own_site = None
+        forced = own_site = content = None
         if mode == HYBRID:
             own = pdf["own_label"].to_numpy()
-            forced, own_site = subtree_labels(parent, own) == 1, own == 1
+            labels = subtree_labels(parent, own)
+            forced, own_site, content = labels == 1, own == 1, labels == 0
         r = judge_page(parent, features, pdf["n_tokens"].to_numpy(), texts, model, scoring, forced, own_site,
-                       pdf["unlikely"].to_numpy(dtype=bool), pdf["article"].to_numpy(dtype=bool))
+                       pdf["unlikely"].to_numpy(dtype=bool), pdf["article"].to_numpy(dtype=bool), content)
         # a pagelet is page-template when every node of it with own text lost it
         ordinals = pdf["pagelet_ordinal"].to_numpy()
         has_text = np.array([bool(t) for t in texts], dtype=bool)

@@ -177,6 +177,29 @@ def test_pu_correction_and_bands():
     assert np.allclose(m.templateness(f, tok, pu=False), 0.5)
 
 
+def test_a_node_labelled_content_takes_elkan_notos_unlabelled_probability():
+    """g = 0.5 in both bands: g / k unlabelled; (1 - k) / k * g / (1 - g) for a
+    node the site-level run labelled content (1.0 with k = 0.5, 0.25 with k =
+    0.8), and 0 in a band whose k is 1 (uncorrected: the labels are trusted)."""
+    m = PageModel("v", FEATURES, (0, 5, 50), (tuple([0.0] * len(FEATURES)),) * 3, (0.0, 0.0, 0.0), (0.5, 0.8, 1.0))
+    f = np.zeros((4, len(FEATURES)))
+    tok = np.array([1, 5, 100, 100])
+    content = np.array([True, True, True, False])
+    assert np.allclose(m.templateness(f, tok, labelled_content=content), [1.0, 0.25, 0.0, 0.5])
+    assert np.allclose(m.templateness(f, tok, pu=False, labelled_content=content), 0.5)  # no k: g itself
+
+    # in judge_page (hybrid): a node at g = 0.5 in the k = 0.8 band is template (0.625) unless labelled content
+    texts = ["", "Some words of a block.", "Other words here."]
+    parent, feats, n_tok = [-1, 0, 0], np.zeros((3, len(FEATURES))), np.array([9, 5, 5])
+    labelled = np.array([True, True, False])
+    scoring = Scoring(smooth=False, unlikely=False, article=False)
+    r = judge_page(parent, feats, n_tok, texts, m, scoring, content=labelled)
+    assert r.clean_text == "Some words of a block."
+    off = judge_page(parent, feats, n_tok, texts, m, Scoring(smooth=False, unlikely=False, article=False,
+                                                              site_labels=False), content=labelled)
+    assert off.clean_text == ""
+
+
 def test_shipped_model_loads_and_judges_a_page():
     m = load_model("")
     assert m.features == FEATURES and m.trained_on["outputs"]
