@@ -178,7 +178,7 @@ def test_pu_correction_and_bands():
 
 
 def test_a_node_labelled_content_takes_elkan_notos_unlabelled_probability():
-    """g = 0.5 in both bands: g / k unlabelled; (1 - k) / k * g / (1 - g) for a
+    """g = 0.5 in every band: g / k unlabelled; (1 - k) / k * g / (1 - g) for a
     node the site-level run labelled content (1.0 with k = 0.5, 0.25 with k =
     0.8), and 0 in a band whose k is 1 (uncorrected: the labels are trusted)."""
     m = PageModel("v", FEATURES, (0, 5, 50), (tuple([0.0] * len(FEATURES)),) * 3, (0.0, 0.0, 0.0), (0.5, 0.8, 1.0))
