@@ -498,7 +498,7 @@ def _node_matrix(parent: np.ndarray, depth: np.ndarray, own: np.ndarray, texts: 
 
 
 _TABLE, _HEADING = list(TAG_GROUPS).index("table"), list(TAG_GROUPS).index("heading")
-_SEMANTIC_BOX, _CONTAINER = list(TAG_GROUPS).index("semantic_box"), list(TAG_GROUPS).index("container")
+_CONTAINER = list(TAG_GROUPS).index("container")
 
 
 def _landmarks(parent: np.ndarray, levels: list[np.ndarray], cues: np.ndarray, inside: np.ndarray,
@@ -509,7 +509,8 @@ def _landmarks(parent: np.ndarray, levels: list[np.ndarray], cues: np.ndarray, i
     article, aside, main, nav or section) is a container, like a <div>."""
     tag_header = (cues >> HEADER_TAG_BIT) & 1
     tag_footer = (cues >> FOOTER_TAG_BIT) & 1
-    if not (tag_header.any() or tag_footer.any()):
+    landmark = (tag_header | tag_footer).astype(bool)  # both tags are in the semantic_box group
+    if not landmark.any():
         return cues, inside, group
     scoped = ((inside >> SECTIONING_BIT) & 1).astype(bool)
     added = np.where(scoped, 0, (tag_header << _CUE_OF["header"]) | (tag_footer << _CUE_OF["footer"]))
@@ -517,8 +518,7 @@ def _landmarks(parent: np.ndarray, levels: list[np.ndarray], cues: np.ndarray, i
     for level in levels[1:]:
         up = parent[level]
         inherited[level] = inherited[up] | added[up]
-    group = np.where(scoped & ((tag_header | tag_footer) == 1) & (group == _SEMANTIC_BOX), _CONTAINER, group)
-    return cues | added, inside | inherited, group
+    return cues | added, inside | inherited, np.where(scoped & landmark, _CONTAINER, group)
 
 
 def _unlikely(parent: np.ndarray, levels: list[np.ndarray], cues: np.ndarray, group: np.ndarray) -> np.ndarray:
