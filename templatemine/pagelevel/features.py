@@ -524,7 +524,12 @@ def _landmarks(parent: np.ndarray, levels: list[np.ndarray], cues: np.ndarray, i
 def _unlikely(parent: np.ndarray, levels: list[np.ndarray], cues: np.ndarray, group: np.ndarray) -> np.ndarray:
     """Per node: it or an ancestor is an unlikely candidate (UNLIKELY_CANDIDATES:
     Readability's rule over the class, id and role bits of `_value_bits`), one
-    numpy step per depth level, as `_subtree_sums` goes the other way."""
+    numpy step per depth level, as `_subtree_sums` goes the other way. An <h1>
+    and its ancestors are not: Readability returns the title apart from the
+    article (`_article` keeps the <h1> for the same reason), and WordPress-style
+    `<header class="entry-header"><h1>` would otherwise take it with the byline.
+    Without the ancestors the title would not survive the smoothing, which
+    makes a node template when its parent is. The candidate's other nodes stay."""
     own = ((((cues >> UNLIKELY_BIT) & ~(cues >> MAYBE_BIT)) | (cues >> ROLE_BIT)) & 1).astype(bool)
     own &= group != _HEADING
     if len(own):
@@ -532,10 +537,15 @@ def _unlikely(parent: np.ndarray, levels: list[np.ndarray], cues: np.ndarray, gr
     if not own.any():
         return own
     table = group == _TABLE
+    title = ((cues >> TITLE_BIT) & 1).astype(bool)
     for level in levels[1:]:
         up = parent[level]
         own[level] = (own[level] & ~table[up]) | own[up]  # a candidate inside a table is none (Readability)
         table[level] |= table[up]
+    for i in np.flatnonzero(title & own).tolist():  # up to the candidate
+        while i > 0 and own[i]:
+            own[i] = False
+            i = int(parent[i])
     return own
 
 

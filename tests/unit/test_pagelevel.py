@@ -235,6 +235,35 @@ def test_unlikely_candidates_follow_readabilitys_rule():
     assert a.unlikely.tolist() == [n.unlikely for n in rows]
 
 
+
+def test_the_title_and_its_ancestors_are_never_unlikely():
+    # WordPress: the post's <h1> and byline in <header class="entry-header">, an unlikely candidate
+    html = ("<html><body><div class='post'><header class='entry-header'><h1>The post's title</h1>"
+            "<div class='byline'><p>Posted by a writer</p></div></header>"
+            "<div class='entry'><p>Article words.</p></div></div>"
+            "<div class='sidebar'><div class='menu'><p>Menu text.</p></div></div></body></html>")
+    rows = page_nodes(html)
+    marked = {n.text: n.unlikely for n in rows if n.text}
+    assert not marked["The post's title"]
+    assert marked["Posted by a writer"]  # the rest of the candidate still is
+    assert marked["Menu text."] and not marked["Article words."]
+    # the chain up to the candidate is cleared, or the smoothing (a node is template when its
+    # parent is) would take the title with it: no kept node above the title is unlikely
+    by_id = {n.node: n for n in rows}
+    title = next(n for n in rows if n.text == "The post's title")
+    up = title.parent
+    while up >= 0:
+        assert not by_id[up].unlikely
+        up = by_id[up].parent
+    a = page_nodes(html, arrays=True)
+    assert a.unlikely.tolist() == [n.unlikely for n in rows]
+    never = _toy_model(0.0, -20.0)  # templateness ~ 0: only the rules remove text
+    article = "A long sentence of article text that a reader came for. " * 12
+    nodes = page_nodes(html.replace("Article words.", article))
+    r = judge_page([n.parent for n in nodes], [n.features for n in nodes], [n.n_tokens for n in nodes],
+                   [n.text for n in nodes], never, Scoring(), unlikely=[n.unlikely for n in nodes])
+    assert "The post's title" in r.clean_text and "Posted by" not in r.clean_text and "Menu" not in r.clean_text
+
 def test_unlikely_candidates_go_unless_too_little_text_is_left():
     never = _toy_model(0.0, -20.0)  # templateness ~ 0: the model keeps everything
     article = "A long sentence of article text that a reader came for. " * 12  # over 500 characters
