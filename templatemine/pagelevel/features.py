@@ -525,11 +525,12 @@ def _unlikely(parent: np.ndarray, levels: list[np.ndarray], cues: np.ndarray, gr
     """Per node: it or an ancestor is an unlikely candidate (UNLIKELY_CANDIDATES:
     Readability's rule over the class, id and role bits of `_value_bits`), one
     numpy step per depth level, as `_subtree_sums` goes the other way. An <h1>
-    and its ancestors are not: Readability returns the title apart from the
-    article (`_article` keeps the <h1> for the same reason), and WordPress-style
-    `<header class="entry-header"><h1>` would otherwise take it with the byline.
-    Without the ancestors the title would not survive the smoothing, which
-    makes a node template when its parent is. The candidate's other nodes stay."""
+    is not, nor are its ancestors up to the candidate holding it: Readability
+    returns the title apart from the article (`_article` keeps the <h1> for the
+    same reason), and WordPress's `<header class="entry-header"><h1>` would
+    otherwise take it with the byline. The ancestors too, or the smoothing,
+    which makes a node template when its parent is, would take the title
+    anyway. The candidate's other nodes stay unlikely."""
     own = ((((cues >> UNLIKELY_BIT) & ~(cues >> MAYBE_BIT)) | (cues >> ROLE_BIT)) & 1).astype(bool)
     own &= group != _HEADING
     if len(own):

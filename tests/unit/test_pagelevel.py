@@ -235,7 +235,6 @@ def test_unlikely_candidates_follow_readabilitys_rule():
     assert a.unlikely.tolist() == [n.unlikely for n in rows]
 
 
-
 def test_the_title_and_its_ancestors_are_never_unlikely():
     # WordPress: the post's <h1> and byline in <header class="entry-header">, an unlikely candidate
     html = ("<html><body><div class='post'><header class='entry-header'><h1>The post's title</h1>"
@@ -263,6 +262,7 @@ def test_the_title_and_its_ancestors_are_never_unlikely():
     r = judge_page([n.parent for n in nodes], [n.features for n in nodes], [n.n_tokens for n in nodes],
                    [n.text for n in nodes], never, Scoring(), unlikely=[n.unlikely for n in nodes])
     assert "The post's title" in r.clean_text and "Posted by" not in r.clean_text and "Menu" not in r.clean_text
+
 
 def test_unlikely_candidates_go_unless_too_little_text_is_left():
     never = _toy_model(0.0, -20.0)  # templateness ~ 0: the model keeps everything
