@@ -241,8 +241,9 @@ def judge_page(parent, features, n_tokens, texts, model: PageModel, scoring: Sco
     article changes `text_template` and the text, not the model's `template`."""
     words = np.fromiter(map(len, map(str.split, texts)), dtype=np.int64, count=len(texts))  # own tokens per node
     known = np.asarray(content, dtype=bool) if content is not None and scoring.site_labels else None
-    r = _judge_unlikely(parent, features, n_tokens, texts, words, model, scoring, forced, forced_text, unlikely,
-                        known)
+    f = np.asarray(features, dtype=np.float64).reshape(len(texts), len(model.features))
+    x = model.templateness(f, np.asarray(n_tokens, dtype=np.int64), scoring.pu, known)  # once, for every pass
+    r = _judge_unlikely(parent, x, texts, words, scoring, forced, forced_text, unlikely)
     if forced_text is not None:
         r.site_template_tokens = int(words[np.asarray(forced_text, dtype=bool)].sum())
     if article is None or not scoring.article:
@@ -263,16 +264,15 @@ def judge_page(parent, features, n_tokens, texts, model: PageModel, scoring: Sco
     return r
 
 
-def _judge_unlikely(parent, features, n_tokens, texts, words, model: PageModel, scoring: Scoring, forced,
-                    forced_text, unlikely, content) -> PageResult:
-    """judge_page before the article: the model, with the unlikely candidates."""
+def _judge_unlikely(parent, x, texts, words, scoring: Scoring, forced, forced_text, unlikely) -> PageResult:
+    """judge_page before the article: the model's scores `x`, with the unlikely candidates."""
     u = np.asarray(unlikely, dtype=bool) if unlikely is not None and scoring.unlikely else None
     if u is None or not u.any():
-        return _judge(parent, features, n_tokens, texts, words, model, scoring, forced, forced_text, content)
+        return _judge(parent, x, texts, words, scoring, forced, forced_text)
     site = forced if forced is not None else np.zeros(len(u), dtype=bool)
-    r = _judge(parent, features, n_tokens, texts, words, model, scoring, site | u, forced_text, content)
+    r = _judge(parent, x, texts, words, scoring, site | u, forced_text)
     if len(r.clean_text) < UNLIKELY_MIN_CHARS:
-        without = _judge(parent, features, n_tokens, texts, words, model, scoring, forced, forced_text, content)
+        without = _judge(parent, x, texts, words, scoring, forced, forced_text)
         if len(without.clean_text) > len(r.clean_text):
             return without
     keep_site = ~site if forced_text is None else ~(site | np.asarray(forced_text, dtype=bool))
@@ -280,11 +280,8 @@ def _judge_unlikely(parent, features, n_tokens, texts, words, model: PageModel, 
     return r
 
 
-def _judge(parent, features, n_tokens, texts, words, model: PageModel, scoring: Scoring, forced,
-           forced_text, content=None) -> PageResult:
-    f = np.asarray(features, dtype=np.float64).reshape(len(texts), len(model.features))
-    tok = np.asarray(n_tokens, dtype=np.int64)
-    x = model.templateness(f, tok, scoring.pu, content)
+def _judge(parent, x, texts, words, scoring: Scoring, forced, forced_text) -> PageResult:
+    """One pass: the scores `x` (the forced nodes at 1), smoothed, thresholded."""
     if forced is not None:
         x = np.where(forced, 1.0, x)
     n = len(texts)
