@@ -515,9 +515,10 @@ def _landmarks(parent: np.ndarray, levels: list[np.ndarray], cues: np.ndarray, i
     scoped = ((inside >> SECTIONING_BIT) & 1).astype(bool)
     added = np.where(scoped, 0, (tag_header << _CUE_OF["header"]) | (tag_footer << _CUE_OF["footer"]))
     inherited = np.zeros_like(added)
-    for level in levels[1:]:
-        up = parent[level]
-        inherited[level] = inherited[up] | added[up]
+    if added.any():  # every header and footer scoped (an article's own): nothing to carry down
+        for level in levels[1:]:
+            up = parent[level]
+            inherited[level] = inherited[up] | added[up]
     return cues | added, inside | inherited, np.where(scoped & landmark, _CONTAINER, group)
 
 
