@@ -70,6 +70,27 @@ def tokens(text: str) -> list[str]:
     return [t for t in map(normalize_token, text.split()) if t]
 
 
+def word_ngrams(text: str, ngram: int = 2) -> set[tuple[str, ...]]:
+    """The feature set a text's shingle is computed over (step 2 above), as
+    token tuples rather than hashes: the word n-grams of its normalised
+    tokens, or its tokens one by one when it has fewer than n of them."""
+    words = tokens(text)
+    if len(words) < ngram:
+        return {(w,) for w in words}
+    return set(zip(*(words[i:] for i in range(ngram))))
+
+
+def resemblance(a: str, b: str, ngram: int = 2) -> float:
+    """Jaccard coefficient of the two texts' feature sets (`word_ngrams`): the
+    probability that one MinHash row of theirs agrees, so their shingles are
+    equal with probability resemblance ** rows. Two texts without tokens
+    resemble each other fully (their shingles come from their links)."""
+    fa, fb = word_ngrams(a, ngram), word_ngrams(b, ngram)
+    if not fa and not fb:
+        return 1.0
+    return len(fa & fb) / len(fa | fb)
+
+
 class Shingler:
     """MinHash super-shingles for many feature sets at once (see module doc)."""
 

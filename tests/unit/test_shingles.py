@@ -7,7 +7,7 @@ import random
 import numpy as np
 from datasketch import MinHash
 
-from templatemine.html.shingles import Shingler, normalize_token, tokens
+from templatemine.html.shingles import Shingler, normalize_token, resemblance, tokens, word_ngrams
 
 # letters only: digits are folded to 0 by the normalisation, so "w1" and "w2" are one token
 _rng = random.Random(0)
@@ -107,3 +107,33 @@ def test_rows_trade_recall_for_precision():
         agree_loose += loose.text_fingerprint(a) == loose.text_fingerprint(b)
         agree_strict += strict.text_fingerprint(a) == strict.text_fingerprint(b)
     assert agree_loose > agree_strict
+
+
+def test_resemblance_is_the_jaccard_of_the_shingle_features():
+    """`resemblance` counts the features the shingle is computed over: on
+    generated texts (short ones included, which fall back to unigrams) it
+    equals the Jaccard of the Shingler's hashed features."""
+    s = Shingler()
+    rng = random.Random(5)
+    for _ in range(300):
+        a = " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 12)))
+        words = a.split()
+        b = " ".join(words[: rng.randint(0, len(words))] + [rng.choice(WORDS) for _ in range(rng.randint(0, 4))])
+        if not b:
+            continue
+        assert abs(resemblance(a, b) - _jaccard(s, a, b)) < 1e-12, (a, b)
+    assert word_ngrams("Home | About us", 2) == {("home", "about"), ("about", "us")}
+    assert word_ngrams("Home", 3) == {("home",)}
+    assert resemblance("", "") == 1.0 and resemblance("", "Home") == 0.0
+
+
+def test_a_shared_byline_is_not_an_almost_identical_header():
+    """The collision templates/detect.py's almost-identity check removes: two
+    post headers that share only their byline resemble each other far less
+    than a menu with one item changed, though their shingles can agree."""
+    byline = "Posted by Bethonie Butler on February 14, 2013 at 11:02 am"
+    one = f"Hax-Philes: discuss advice in our new Hax forum {byline}"
+    two = f"How to contact the Post newsroom {byline}"
+    menu = " | ".join(["News", "Politics", "Opinions", "Local", "Sports", "Arts", "Business", "Tech", "Travel"])
+    assert resemblance(one, two) < 0.5
+    assert resemblance(menu, menu.replace("Travel", "Jobs")) > 0.75
