@@ -28,7 +28,7 @@ from pyspark.sql import functions as F
 from templatemine.clean.clean import clean_links, clean_pages
 from templatemine.config import CleanConfig, DetectConfig
 from templatemine.tables.cache import persisted, released
-from templatemine.tables.output import RunOutput, new_run_id
+from templatemine.tables.output import MANIFEST, RunOutput, new_run_id
 from templatemine.templates.detect import (GLOBAL, LOCAL, evidence_filter, global_template_pagelets,
                                            local_template_pagelets, template_id, templates_table)
 
@@ -48,6 +48,7 @@ def run_detect(spark: SparkSession, out: str, config: DetectConfig = DetectConfi
     output = RunOutput(spark, out, new_run_id())
     spark.sparkContext.setCheckpointDir(config.checkpoint_dir or f"{output.out}/_checkpoints")
     pages, pagelets, links = (_read(spark, out, n) for n in ("pages", "pagelets", "links"))
+    ngram = _shingle_ngram(output)
     mode = config.mode
     if mode == "auto":
         mode = LOCAL if pages.count() < config.local_max_pages else GLOBAL
@@ -60,10 +61,11 @@ def run_detect(spark: SparkSession, out: str, config: DetectConfig = DetectConfi
         # released once its tables are written, or when it fails
         with released():
             if mode in (ETDM, COMBINED):
-                extra = _detect_etdm(spark, output, pages, pagelets, links, config, mode, progress, components)
+                extra = _detect_etdm(spark, output, pages, pagelets, links, config, mode, progress, components,
+                                     ngram)
                 tables.append(PAGE_TEMPLATES)
             else:
-                _detect_bar_yossef(spark, output, pages, pagelets, links, config, mode, components)
+                _detect_bar_yossef(spark, output, pages, pagelets, links, config, mode, components, ngram)
         n_templates = spark.read.parquet(output.staged(TEMPLATES)).count()
         n_members = spark.read.parquet(output.staged(TEMPLATE_PAGELETS)).count()
     except BaseException:
@@ -82,8 +84,15 @@ def run_detect(spark: SparkSession, out: str, config: DetectConfig = DetectConfi
     return manifest
 
 
+def _shingle_ngram(output: RunOutput) -> int:
+    """The word n-grams the extract's shingles were computed over (its
+    manifest's config; 2, the default, for an output without one)."""
+    text = output.read_text(output.final(MANIFEST))
+    return int(json.loads(text).get("config", {}).get("shingle_ngram", 2)) if text else 2
+
+
 def _detect_bar_yossef(spark, output: RunOutput, pages, pagelets, links, config: DetectConfig, mode: str,
-                       components: dict) -> None:
+                       components: dict, ngram: int) -> None:
     """The global (Fig. 5) and local (Fig. 4) modes: template pagelets, the
     evidence filter, then the templates and template_pagelets tables."""
     if mode == GLOBAL:
@@ -92,7 +101,7 @@ def _detect_bar_yossef(spark, output: RunOutput, pages, pagelets, links, config:
         members = local_template_pagelets(pages, pagelets)
     else:
         raise ValueError(f"unknown detection mode {mode!r}")
-    members = persisted(evidence_filter(members, pagelets, pages, config))
+    members = persisted(evidence_filter(members, pagelets, pages, config, ngram))
     templates = templates_table(members, pagelets, pages, mode if config.enabled else f"{mode}-paper")
     templates.write.mode("overwrite").parquet(output.staged(TEMPLATES))
     members.select("page_key", "ordinal", template_id()).write.mode("overwrite").parquet(
@@ -100,7 +109,7 @@ def _detect_bar_yossef(spark, output: RunOutput, pages, pagelets, links, config:
 
 
 def _detect_etdm(spark, output: RunOutput, pages, pagelets, links, config: DetectConfig, mode: str,
-                 progress, components: dict) -> dict:
+                 progress, components: dict, ngram: int) -> dict:
     """The etdm modes: key pages and CSs, templates, every page mapped; in
     etdm+global, the global detector's template pagelets are removed too."""
     from templatemine.templates.etdm_stages import (etdm_template_pagelets, etdm_templates_table,
@@ -114,7 +123,7 @@ def _detect_etdm(spark, output: RunOutput, pages, pagelets, links, config: Detec
     removed = global_members = None
     if mode == COMBINED:
         global_members = persisted(evidence_filter(global_template_pagelets(spark, pagelets, links, config, components),
-                                                   pagelets, pages, config))
+                                                   pagelets, pages, config, ngram))
         removed = global_members.join(pagelets.select("page_key", "ordinal", "dom_path"), ["page_key", "ordinal"])
     map_pages(spark, pages, templates, config, removed).write.mode("overwrite").parquet(
         output.staged(PAGE_TEMPLATES))

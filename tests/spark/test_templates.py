@@ -274,3 +274,36 @@ def test_spread_carriers_puts_one_shingles_pages_in_every_partition(spark):
         assert sorted(map(tuple, spread.collect())) == sorted(rows)
     finally:
         spark.conf.set("spark.sql.shuffle.partitions", old)
+
+
+def test_a_shingle_collision_is_no_template(spark):
+    """Section 3.2: a template's pagelets are almost identical; an equal
+    shingle is only the test of it. Three post headers sharing a byline and
+    nothing else (resemblance ~0.4) are given one shingle, as a 2-row MinHash
+    gives them about once in six: the evidence filter with `min_resemblance`
+    drops them (what is left of the group is on one page), and keeps the
+    menu whose one variant differs by an item. With 0 they stay a template."""
+    from templatemine.config import EvidenceConfig
+    from templatemine.templates.detect import almost_identical, evidence_filter
+
+    menu = "News | Politics | Opinions | Local | Sports | Arts | Business | Tech | Travel"
+    byline = "Posted by Bethonie Butler on February 14, 2013 at 11:02 am"
+    headers = ["Hax-Philes: discuss advice in our new Hax forum", "How to contact the Post newsroom",
+               "About Wednesday's impressionist front page photo"]
+    pagelets = [(p, 0, "/html/body/ul[1]", menu if p < 4 else menu.replace("Travel", "Jobs"), 11) for p in range(1, 5)]
+    pagelets += [(p, 1, "/html/body/header[1]", f"{headers[p - 1]} {byline}", 22) for p in range(1, 4)]
+    pagelets += [(p, 2, "/html/body/p[1]", f"story {p}", 33) for p in range(1, 5)]
+    pagelets = spark.createDataFrame(
+        [(p, o, path, "ul" if o == 0 else "header", text, len(text.split()), 0, sh) for p, o, path, text, sh in pagelets],
+        "page_key long, ordinal int, dom_path string, dom_label string, text string, n_tokens int, n_links int, "
+        "shingle long")
+    members = pagelets.where("ordinal < 2").select("page_key", "ordinal", "shingle", F.col("shingle").alias(
+        "template_key"))
+    pages = spark.createDataFrame([(p, "example.org", None) for p in range(1, 5)],
+                                  "page_key long, site string, dup_of long")
+    kept = sorted(tuple(r) for r in almost_identical(members, pagelets, 0.5).select("page_key", "ordinal").collect())
+    assert [k for k in kept if k[1] == 0] == [(p, 0) for p in range(1, 5)]  # the menu and its variant
+    assert len([k for k in kept if k[1] == 1]) == 1  # the header the group's text is taken from
+    by_setting = {m: {r["shingle"] for r in evidence_filter(members, pagelets, pages, EvidenceConfig(
+        min_resemblance=m)).collect()} for m in (0.0, 0.5)}
+    assert by_setting == {0.0: {11, 22}, 0.5: {11}}
