@@ -1,6 +1,6 @@
 """Page-level template detection, measured end to end (issue 4).
 
-    .venv/bin/python scripts/eval_pagelevel.py [--work DIR] [--json FILE] [--skip-spark]
+    .venv/bin/python scripts/eval_pagelevel.py [--work DIR] [--json FILE] [--skip-spark] [--set KEY=VALUE]
 
 1. Site-level runs (`templatemine run --pagelevel site`, nodes on) over
    ../shared/corpora/sites (nine sites, one run) and news/cleanportaleval.
@@ -235,6 +235,9 @@ def main() -> int:
     ap.add_argument("--work", default="/tmp/pagelevel-eval")
     ap.add_argument("--json", help="write every number as JSON")
     ap.add_argument("--skip-spark", action="store_true", help="only steps 4-6, with the shipped model")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="a setting for step 1's site-level runs, and so for every later step: the labels, "
+                         "the model and hybrid's templates (e.g. detect.min_resemblance=0.5); repeatable")
     ap.add_argument("--speed-only", metavar="MODEL", help=argparse.SUPPRESS)  # step 5 alone: JSON on the last line
     args = ap.parse_args()
     if args.speed_only is not None:
@@ -249,7 +252,7 @@ def main() -> int:
 
     w = args.work
     result: dict = {}
-    nodes_on = ["--set", "extract.nodes=true"]
+    nodes_on = ["--set", "extract.nodes=true", *(a for kv in args.set for a in ("--set", kv))]
     if args.skip_spark:
         model = load_model("")
     else:
@@ -259,6 +262,7 @@ def main() -> int:
         shub = os.path.join(CORPORA, "news", "scrapinghub", "pages.warc.gz")
         tm("run", *sites, "--out", f"{w}/sites", "--pagelevel", "site", *nodes_on)
         tm("run", cpe, "--out", f"{w}/cpe", "--pagelevel", "site", *nodes_on)
+        result["site_settings"] = args.set
         result["site"] = {"sites": score_out(f"{w}/sites", "sites"),
                           "news/cleanportaleval": score_out(f"{w}/cpe", "news/cleanportaleval")}
         print("2. train on the site-level labels")
