@@ -58,8 +58,8 @@ class EvidenceConfig:
     least this much (Jaccard of the shingle's word n-grams), section 3.2's
     "almost-identical": an equal shingle alone lets short pagelets that share
     a line collide (templates/detect.py `almost_identical`). 0 (the default):
-    an equal shingle suffices. Measured at 0.5 (docs/pagelevel.md, "What is
-    missing or weak"): the collisions it removes are mostly per-page
+    an equal shingle suffices. Measured at 0.5 (docs/pagelevel.md,
+    "Almost-identical pagelets"): the collisions it removes are mostly per-page
     boilerplate that varies (previous/next links, bylines, sub-menus), so the
     site-level run on news/cleanportaleval falls 0.822 -> 0.806 and hybrid
     0.918 -> 0.913, while hybrid on sites/ gains 0.933 -> 0.937."""
