@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from itertools import compress
 from typing import Callable
 
@@ -238,12 +238,23 @@ def judge_page(parent, features, n_tokens, texts, model: PageModel, scoring: Sco
     article holds at least half of the kept words and UNLIKELY_MIN_CHARS
     characters (a page whose kept text is mostly elsewhere, such as a
     documentation page of many tables, where one table wins, keeps it). The
-    article changes `text_template` and the text, not the model's `template`."""
+    article changes `text_template` and the text, not the model's `template`.
+    A page the smoothing would leave without text while the raw classifier
+    keeps some is judged raw (its y is then x, one section per node)."""
     words = np.fromiter(map(len, map(str.split, texts)), dtype=np.int64, count=len(texts))  # own tokens per node
     known = np.asarray(content, dtype=bool) if content is not None and scoring.site_labels else None
     f = np.asarray(features, dtype=np.float64).reshape(len(texts), len(model.features))
     x = model.templateness(f, np.asarray(n_tokens, dtype=np.int64), scoring.pu, known)  # once, for every pass
     r = _judge_unlikely(parent, x, texts, words, scoring, forced, forced_text, unlikely)
+    if scoring.smooth and not r.clean_text and words.any():
+        # the smoothing makes the page's decisions coherent; it must not erase
+        # a page the classifier keeps text on (a section of many small
+        # template-like nodes outvoting the few paragraphs beside it, the
+        # seed's unweighted L1): judged raw then, as Readability retries
+        raw = _judge_unlikely(parent, x, texts, words, replace(scoring, smooth=False), forced, forced_text,
+                              unlikely)
+        if raw.clean_text:
+            r = raw
     if forced_text is not None:
         r.site_template_tokens = int(words[np.asarray(forced_text, dtype=bool)].sum())
     if article is None or not scoring.article:

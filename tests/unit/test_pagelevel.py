@@ -221,6 +221,32 @@ UNLIKELY_PAGE = (
     "<footer class='site-footer main'>Rescued footer.</footer></body></html>")
 
 
+def test_smoothing_never_empties_a_page_the_classifier_keeps_text_on():
+    """rustdoc's trait pages: a section of many small "source §" links (x
+    ~0.98) outvotes its two paragraphs (x ~0.02) under the seed's unweighted
+    L1, so the whole section, and the page, smooths to template. Such a page
+    is judged raw; a page the classifier empties too stays empty."""
+    m = _toy_model()  # x = sigmoid(8 * link_density - 4)
+    ld = FEATURES.index("link_density")
+    parent = [-1, 0, 1, 1] + [1] * 12
+    density = [0.5, 0.5, 0.0, 0.0] + [1.0] * 12
+    f = np.zeros((len(parent), len(FEATURES)))
+    f[:, ld] = density
+    texts = ["", "", "A marker trait for secure generators.", "Implementations on foreign types."] + ["source §"] * 12
+    n_tokens = [sum(len(t.split()) for t in texts)] * 2 + [len(t.split()) for t in texts[2:]]
+    smoothed = judge_page(parent, f, n_tokens, texts, m, Scoring(smooth=True, grid=0.05))
+    raw = judge_page(parent, f, n_tokens, texts, m, Scoring(smooth=False))
+    assert raw.clean_text == "A marker trait for secure generators. Implementations on foreign types."
+    assert smoothed.clean_text == raw.clean_text and smoothed.y.tolist() == smoothed.x.tolist()
+    # the smoothing alone would have emptied it (the raw judgement is what undoes it)
+    from templatemine.pagelevel.isotonic import smooth
+
+    xr = np.round(np.asarray(smoothed.x) / 0.05) * 0.05
+    assert (np.asarray(smooth(np.asarray(parent), xr, 0.5).y) >= 0.5).all()
+    f[:, ld] = 1.0  # every node a link list: the classifier empties the page too, and so does the smoothing
+    assert judge_page(parent, f, n_tokens, texts, m, Scoring()).clean_text == ""
+
+
 def test_unlikely_candidates_follow_readabilitys_rule():
     html = UNLIKELY_PAGE.format(article="Article words.", comment="A reader's comment.")
     rows = page_nodes(html)
