@@ -70,27 +70,6 @@ def tokens(text: str) -> list[str]:
     return [t for t in map(normalize_token, text.split()) if t]
 
 
-def word_ngrams(text: str, ngram: int = 2) -> set[tuple[str, ...]]:
-    """The feature set a text's shingle is computed over (step 2 above), as
-    token tuples rather than hashes: the word n-grams of its normalised
-    tokens, or its tokens one by one when it has fewer than n of them."""
-    words = tokens(text)
-    if len(words) < ngram:
-        return {(w,) for w in words}
-    return set(zip(*(words[i:] for i in range(ngram))))
-
-
-def resemblance(a: str, b: str, ngram: int = 2) -> float:
-    """Jaccard coefficient of the two texts' feature sets (`word_ngrams`): the
-    probability that one MinHash row of theirs agrees, so their shingles are
-    equal with probability resemblance ** rows. Two texts without tokens
-    resemble each other fully (their shingles come from their links)."""
-    fa, fb = word_ngrams(a, ngram), word_ngrams(b, ngram)
-    if not fa and not fb:
-        return 1.0
-    return len(fa & fb) / len(fa | fb)
-
-
 class Shingler:
     """MinHash super-shingles for many feature sets at once (see module doc)."""
 
@@ -222,3 +201,20 @@ class Shingler:
     def text_fingerprint(self, text: str) -> int | None:
         """Shingle of one text (None for a text without tokens)."""
         return self.signature(self.token_hashes(text.split()))
+
+
+_FEATURES: dict[int, Shingler] = {}  # one feature hasher per n-gram size, per worker
+
+
+def resemblance(a: str, b: str, ngram: int = 2) -> float:
+    """Jaccard coefficient of the two texts' feature sets, the very hashes the
+    shingle is computed over (`Shingler.feature_hashes`): the probability that
+    one MinHash row of theirs agrees, so their shingles are equal with
+    probability resemblance ** rows. Two texts without tokens resemble each
+    other fully (their shingles come from their links)."""
+    s = _FEATURES.get(ngram) or _FEATURES.setdefault(ngram, Shingler(ngram=ngram))
+    fa, fb = np.unique(s.feature_hashes(a)), np.unique(s.feature_hashes(b))
+    if not len(fa) and not len(fb):
+        return 1.0
+    shared = len(np.intersect1d(fa, fb, assume_unique=True))
+    return shared / (len(fa) + len(fb) - shared)
