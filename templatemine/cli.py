@@ -242,6 +242,7 @@ def run_command(args) -> int:
         print(f"templatemine: {exc}", file=sys.stderr)
         return 2
     from templatemine.tables.extract import run_extract
+    from templatemine.tables.output import MissingTables
     from templatemine.templates.stage import run_clean, run_detect
 
     spark = _session(args, config, args.command)
@@ -299,6 +300,9 @@ def run_command(args) -> int:
             progress.summary(summary, document)
         if args.command == "evaluate":
             _evaluate(spark, args)
+    except MissingTables as exc:  # a mistyped OUT, or a stage run before the one it reads
+        print(f"templatemine: {exc}", file=sys.stderr)
+        return 2
     except Exception as exc:
         first = next((line.strip() for line in str(exc).splitlines() if "malformed record in" in line), None)
         if config.extract.fail_fast and first:
@@ -358,11 +362,15 @@ def clean_lines(cleaned: dict, out: str) -> list[str]:
 
 def _pages_in(spark, out: str) -> int:
     """Pages the detect and clean stages read: the extract manifest's count (no Spark job)."""
+    from templatemine.tables.output import path_exists
+
     path = os.path.join(out, "manifest.json")
     if os.path.isfile(path):
         with open(path) as fh:
             return int(json.load(fh).get("rows", {}).get("pages", 0))
-    return spark.read.parquet(f"{out.rstrip('/')}/pages").count()  # remote OUT: one count
+    pages = f"{out.rstrip('/')}/pages"
+    # remote OUT: one count; none at all: the stage itself says what is missing
+    return spark.read.parquet(pages).count() if path_exists(spark, pages) else 0
 
 
 def _nightly(spark, args, config, files, progress) -> int:

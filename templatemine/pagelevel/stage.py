@@ -30,7 +30,7 @@ from pyspark.sql.types import (ArrayType, BooleanType, FloatType, IntegerType, L
 from templatemine.config import PageLevelConfig
 from templatemine.pagelevel.model import PageModel, Scoring, judge_page, load_model, subtree_labels
 from templatemine.pagelevel.train import model_files
-from templatemine.tables.output import RunOutput, new_run_id, path_exists
+from templatemine.tables.output import RunOutput, new_run_id, path_exists, require_tables
 
 PAGE_TEMPLATENESS = "page_templateness"
 SITE, PAGE, HYBRID, AUTO = "site", "page", "hybrid", "auto"
@@ -162,6 +162,7 @@ def run_pagelevel(spark: SparkSession, out: str, config: PageLevelConfig = PageL
         output.remove("pagelevel.json")
         output.remove(PAGE_TEMPLATENESS)
         return None
+    require_tables(spark, out, ("pages",), "page-level detection")
     if not path_exists(spark, f"{out}/nodes"):
         raise ValueError(f"{out}: no nodes table; extract with extract.nodes=true for page-level detection "
                          "(or run with pagelevel.mode=site)")

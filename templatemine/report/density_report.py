@@ -42,7 +42,7 @@ from templatemine.report.density import MAX_BIN, WRAP_WIDTH
 from templatemine.report.gather import density_columns
 from templatemine.report.render import (CONTENT_COLOR, REPORT_CSP, TEMPLATE_COLOR, _nice_max, _short_num, esc,
                                         fmt_int, fmt_pct)
-from templatemine.tables.output import path_exists
+from templatemine.tables.output import path_exists, require_tables
 
 DENSITY_DIR = "density"
 FILES = ("density.html", "density.png", "density.json")
@@ -148,6 +148,7 @@ def gather_density(spark: SparkSession, out: str, *, min_doc_freq: int | None = 
     say = progress or (lambda _m: None)
     out = out.rstrip("/")
     started = time.time()
+    require_tables(spark, out, ("pagelets",), "density")
     has_templates = path_exists(spark, f"{out}/template_pagelets")
     blocks = density_blocks(marked_pagelets(spark, out)).persist()
     try:

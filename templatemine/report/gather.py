@@ -29,7 +29,7 @@ from pyspark.sql import functions as F
 
 from templatemine.report.density import MAX_BIN, WRAP_WIDTH
 from templatemine.report.render import ReportData, SiteRow, ViewerPage, render_report
-from templatemine.tables.output import RunOutput
+from templatemine.tables.output import RunOutput, require_tables
 
 REPORT = "report.html"
 NO_SITE = "(no site)"
@@ -89,6 +89,7 @@ def gather_report(spark: SparkSession, out: str, *, max_sites: int = 100, per_si
     """Everything the report shows, as plain Python data (bounded in size)."""
     say = progress or (lambda _m: None)
     out = out.rstrip("/")
+    require_tables(spark, out, ("pages",), "report")
     fs = _FS(spark, out)
     has = {name: fs.exists(f"{out}/{name}") for name in ("pages", "pagelets", "templates", "template_pagelets", "clean_pages")}
     manifest = json.loads(fs.read_text(f"{out}/manifest.json") or "{}")

@@ -30,6 +30,36 @@ def path_exists(spark: SparkSession, path: str) -> bool:
     return bool(p.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration()).exists(p))
 
 
+# the command whose output holds each table, for the error that names a missing one
+MADE_BY = {"records": "extract", "pages": "extract", "links": "extract", "pagelets": "extract",
+           "nodes": "extract --set extract.nodes=true", "templates": "detect",
+           "template_pagelets": "detect", "page_templateness": "pagelevel", "clean_pages": "clean",
+           "clean_links": "clean"}
+
+
+class MissingTables(ValueError):
+    """OUT lacks a table a stage reads: the path is wrong, or an earlier stage
+    has not run there. The CLI prints it as one line and exits 2."""
+
+
+def require_tables(spark: SparkSession, out: str, names: tuple[str, ...], stage: str) -> None:
+    """Raise MissingTables, saying what is missing and which command writes it,
+    unless every table of NAMES is in OUT (on whatever file system OUT names).
+    A stage calls it before its first read, so a mistyped OUT or a skipped
+    stage is one clear line instead of Spark's PATH_NOT_FOUND trace."""
+    out = out.rstrip("/")
+    missing = [n for n in names if not path_exists(spark, f"{out}/{n}")]
+    if not missing:
+        return
+    if not path_exists(spark, out):
+        raise MissingTables(f"{out}: no such output; {stage} reads the tables of a templatemine output "
+                            f"(`templatemine run WARC... --out {out}`, or extract first)")
+    needs = sorted({MADE_BY.get(n, "run") for n in missing})
+    raise MissingTables(f"{out}: no {', '.join(missing)} table{'s' if len(missing) > 1 else ''} for {stage}; "
+                        f"{'they come' if len(missing) > 1 else 'it comes'} from "
+                        + " and ".join(f"`templatemine {c}`" for c in needs) + f" on {out} first")
+
+
 def read_text(spark: SparkSession, path: str) -> str | None:
     """PATH's text (UTF-8) on whatever file system its scheme names; None if
     there is no such file."""

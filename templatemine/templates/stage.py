@@ -28,7 +28,7 @@ from pyspark.sql import functions as F
 from templatemine.clean.clean import clean_links, clean_pages
 from templatemine.config import CleanConfig, DetectConfig
 from templatemine.tables.cache import persisted, released
-from templatemine.tables.output import MANIFEST, RunOutput, new_run_id
+from templatemine.tables.output import MANIFEST, RunOutput, new_run_id, require_tables
 from templatemine.templates.detect import (GLOBAL, LOCAL, evidence_filter, global_template_pagelets,
                                            local_template_pagelets, template_id, templates_table)
 
@@ -45,6 +45,7 @@ def _read(spark: SparkSession, out: str, name: str):
 def run_detect(spark: SparkSession, out: str, config: DetectConfig = DetectConfig(),
                progress: Callable[[str], None] = print) -> dict:
     started = time.time()
+    require_tables(spark, out, ("pages", "pagelets", "links"), "detect")
     output = RunOutput(spark, out, new_run_id())
     spark.sparkContext.setCheckpointDir(config.checkpoint_dir or f"{output.out}/_checkpoints")
     pages, pagelets, links = (_read(spark, out, n) for n in ("pages", "pagelets", "links"))
@@ -158,6 +159,7 @@ def _detect_etdm(spark, output: RunOutput, pages, pagelets, links, config: Detec
 def run_clean(spark: SparkSession, out: str, progress: Callable[[str], None] = print,
               config: CleanConfig = CleanConfig()) -> dict:
     started = time.time()
+    require_tables(spark, out, ("pages", "pagelets", "links", TEMPLATE_PAGELETS), "clean")
     output = RunOutput(spark, out, new_run_id())
     pages, pagelets, links = (_read(spark, out, n) for n in ("pages", "pagelets", "links"))
     members = _read(spark, out, TEMPLATE_PAGELETS)
