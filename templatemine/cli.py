@@ -478,8 +478,10 @@ def _evaluate(spark, args) -> None:
 
     from templatemine.evaluate.bow import evaluate_texts, read_gold
     from templatemine.html.urls import normalize_url, registered_domain, url_host
+    from templatemine.tables.output import require_tables
 
     out, golds = args.out, args.golds
+    require_tables(spark, out, ("clean_pages", *(("pages",) if args.peers else ())), "evaluate")
     site_of = lambda url: registered_domain(url_host(url))  # noqa: E731
     # only the gold pages come to the driver, not the whole crawl
     urls = sorted({normalize_url(u) or u for path in golds for u in read_gold(path)})

@@ -3,12 +3,14 @@ with one line that names the path, the missing table and the command that
 writes it (tables/output.py `require_tables`), not Spark's PATH_NOT_FOUND
 trace; and it leaves nothing behind at a mistyped path."""
 
+import argparse
 import os
 import subprocess
 import sys
 
 import pytest
 
+from templatemine.cli import _evaluate
 from templatemine.config import TEST, PageLevelConfig
 from templatemine.pagelevel.stage import run_pagelevel
 from templatemine.report import write_report
@@ -48,6 +50,10 @@ def test_a_skipped_stage_names_the_table_and_the_command_that_writes_it(spark, t
     assert str(err.value) == (f"{out}: no template_pagelets table for clean; "
                               f"it comes from `templatemine detect` on {out} first")
     assert not os.path.exists(os.path.join(out, "clean_pages"))
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text('{"url": "https://x.example.com/a", "gold_text": "One page, no templates."}\n')
+    with pytest.raises(MissingTables, match="no clean_pages table for evaluate; it comes from `templatemine clean`"):
+        _evaluate(spark, argparse.Namespace(out=out, golds=[str(gold)], peers=False, json=None))
     run_detect(spark, out, TEST.detect, QUIET)  # the stage it asked for, then clean runs
     assert run_clean(spark, out, QUIET, TEST.clean)["rows"]["clean_pages"] == 1
 
