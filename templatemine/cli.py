@@ -379,6 +379,11 @@ def _nightly(spark, args, config, files, progress) -> int:
 
     state = State(spark, args.state)
     if args.history:
+        from templatemine.tables.output import path_exists
+
+        if not path_exists(spark, args.state):  # a mistyped --state reads as an empty history otherwise
+            print(f"templatemine: {args.state}: no such state (a first night creates it)", file=sys.stderr)
+            return 2
         rows = state.history()
         if args.log_json:
             for row in rows:

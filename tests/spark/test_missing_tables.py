@@ -65,3 +65,9 @@ def test_the_cli_prints_one_line_and_exits_2(tmp_path):
     assert done.returncode == 2, done.stderr[-2000:]
     assert f"templatemine: {out}: no such output; detect reads" in done.stderr
     assert "Traceback" not in done.stderr and "PATH_NOT_FOUND" not in done.stderr
+    state = str(tmp_path / "no-state")
+    done = subprocess.run([sys.executable, "-m", "templatemine.cli", "nightly", "--state", state, "--history",
+                           "--preset", "test", "--quiet"], capture_output=True, text=True)
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert f"templatemine: {state}: no such state (a first night creates it)" in done.stderr
+    assert not os.path.exists(state)
