@@ -78,7 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
                            description="Labels: a node is template iff all its own text is in template pagelets "
                                        "of the site-level run. Writes MODEL/<version>/ and MODEL/LATEST.")
     train.add_argument("outs", nargs="+", metavar="OUT", help="outputs of `templatemine run` (nodes + templates)")
-    train.add_argument("--model", required=True, help="model root folder (local)")
+    train.add_argument("--model", required=True, help="model root folder (local, or a URI: hdfs://, s3a://, file://)")
     _common(train)
 
     density = sub.add_parser("density", help="OUT/density/: tokens per text density (Kohlschuetter Fig. 1) with "

@@ -79,3 +79,24 @@ def test_archive_leaves_pyspark_to_the_cluster():
     assert not names & {"pyspark", "py4j"}
     assert {"pyarrow", "pandas", "selectolax", "warcio", "datasketch", "publicsuffixlist"} <= names
     assert all("==" in r for r in requirements)  # pinned to what .venv runs
+
+
+def test_every_command_has_its_spark_submit_entry_point(monkeypatch):
+    """jobs/<command>.py for each `templatemine` command, passing its arguments
+    through to that command: what spark-submit users run instead of the CLI."""
+    import argparse
+    import runpy
+
+    from templatemine import cli
+
+    sub = next(a for a in cli.build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    commands = set(sub.choices)
+    jobs = {os.path.basename(p)[:-3] for p in glob.glob(os.path.join(ROOT, "jobs", "*.py"))}
+    assert commands == jobs, (commands - jobs, jobs - commands)
+    for name in sorted(commands):
+        seen = []
+        monkeypatch.setattr(cli, "main", lambda argv, seen=seen: seen.append(argv) or 0)
+        monkeypatch.setattr("sys.argv", [f"jobs/{name}.py", "OUT", "--quiet"])
+        with pytest.raises(SystemExit) as done:
+            runpy.run_path(os.path.join(ROOT, "jobs", f"{name}.py"), run_name="__main__")
+        assert done.value.code == 0 and seen == [[name, "OUT", "--quiet"]], name
