@@ -1,6 +1,6 @@
 """Page-level template detection, measured end to end (issue 4).
 
-    .venv/bin/python scripts/eval_pagelevel.py [--work DIR] [--json FILE] [--skip-spark] [--set KEY=VALUE]
+    .venv/bin/python scripts/eval_pagelevel.py [--work DIR] [--json FILE] [--skip-spark [--model ROOT]] [--set KEY=VALUE]
 
 1. Site-level runs (`templatemine run --pagelevel site`, nodes on) over
    ../shared/corpora/sites (nine sites, one run) and news/cleanportaleval.
@@ -16,7 +16,8 @@
    site, over sites.
 4. Smoothing, the label-bias correction, the unlikely-candidate rule and the
    article (Readability's top candidate) on and off (the pure scorer, the
-   same code the Spark stage runs), one table.
+   same code the Spark stage runs), one table: scrapinghub, cleanportaleval
+   and the nine sites, in page mode.
 5. Throughput per core, in a fresh process, the same scrapinghub pages, best
    of three rounds that alternate the tools: the page-mode scorer (parse +
    nodes + model + smoothing) beside trafilatura and resiliparse; with the
@@ -144,14 +145,17 @@ def read_pages(corpus: str) -> dict[str, str]:
 
 
 def ablation(model, corpus: str) -> dict:
+    """Step 4 on one corpus: F1 of each scoring variant, per page, averaged per
+    site (registered domain) then over sites; on sites/, per site folder (one
+    gold file each), then over the nine, as step 3 averages them."""
     from templatemine.evaluate.bow import prf, read_gold, site_means
     from templatemine.html.urls import registered_domain, url_host
     from templatemine.pagelevel.features import page_nodes
     from templatemine.pagelevel.model import Scoring, judge_page
 
-    pages = read_pages(corpus)
-    gold = read_gold(golds(corpus)[0])
-    nodes = {u: page_nodes(h) for u, h in pages.items()}
+    folders = {path: os.path.relpath(os.path.dirname(path), CORPORA) for path in golds(corpus)}
+    gold = {path: read_gold(path) for path in folders}
+    nodes = {path: {u: page_nodes(h) for u, h in read_pages(folder).items()} for path, folder in folders.items()}
     rows = {}
     for name, sc in [("raw classifier, no correction", Scoring(smooth=False, pu=False)),
                      ("raw classifier", Scoring(smooth=False)),
@@ -164,16 +168,20 @@ def ablation(model, corpus: str) -> dict:
                      ("smoothed, neither rule", Scoring(unlikely=False, article=False)),
                      *[(f"smoothed c={c}", Scoring(smoothing=c)) for c in (0.1, 1.0, 2.0)],
                      *[(f"smoothed, threshold {t}", Scoring(threshold=t)) for t in (0.3, 0.7)]]:
-        by = defaultdict(list)
-        for u, g in gold.items():
-            ns = nodes.get(u) or []
-            r = judge_page([n.parent for n in ns], [n.features for n in ns], [n.n_tokens for n in ns],
-                           [n.text for n in ns], model, sc, unlikely=[n.unlikely for n in ns],
-                           article=[n.article for n in ns]) if ns else None
-            by[registered_domain(url_host(u))].append(prf(r.clean_text if r else "", g))
-        s = site_means(by)
-        rows[name] = {"precision": round(s.precision, 4), "recall": round(s.recall, 4), "f1": round(s.f1, 4)}
-        print(f"  {corpus:<22} {name:<32} P {s.precision:.3f} R {s.recall:.3f} F1 {s.f1:.3f}", flush=True)
+        per_file = []
+        for path in folders:
+            by = defaultdict(list)
+            for u, g in gold[path].items():
+                ns = nodes[path].get(u) or []
+                r = judge_page([n.parent for n in ns], [n.features for n in ns], [n.n_tokens for n in ns],
+                               [n.text for n in ns], model, sc, unlikely=[n.unlikely for n in ns],
+                               article=[n.article for n in ns]) if ns else None
+                by[registered_domain(url_host(u)) if corpus != "sites" else ""].append(
+                    prf(r.clean_text if r else "", g))
+            per_file.append(site_means(by))
+        prec, rec, f1 = (sum(getattr(s, k) for s in per_file) / len(per_file) for k in ("precision", "recall", "f1"))
+        rows[name] = {"precision": round(prec, 4), "recall": round(rec, 4), "f1": round(f1, 4)}
+        print(f"  {corpus:<22} {name:<32} P {prec:.3f} R {rec:.3f} F1 {f1:.3f}", flush=True)
     return rows
 
 
@@ -234,7 +242,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--work", default="/tmp/pagelevel-eval")
     ap.add_argument("--json", help="write every number as JSON")
-    ap.add_argument("--skip-spark", action="store_true", help="only steps 4-6, with the shipped model")
+    ap.add_argument("--skip-spark", action="store_true", help="only steps 4-6, with the shipped model or --model")
+    ap.add_argument("--model", default="", help="with --skip-spark: the model root to score with (default: shipped)")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                     help="a setting for step 1's site-level runs, and so for every later step: the labels, "
                          "the model and hybrid's templates (e.g. detect.min_resemblance=0.5); repeatable")
@@ -254,7 +263,7 @@ def main() -> int:
     result: dict = {}
     nodes_on = ["--set", "extract.nodes=true", *(a for kv in args.set for a in ("--set", kv))]
     if args.skip_spark:
-        model = load_model("")
+        model = load_model(args.model)
     else:
         print("1. site-level runs (labels)")
         sites = sorted(glob.glob(os.path.join(CORPORA, "sites", "*", "pages.warc.gz")))
@@ -290,9 +299,9 @@ def main() -> int:
             print(f"{name:<22}" + "".join(f"{c:>8.3f}" if c is not None else f"{'-':>8}" for c in cells)
                   + "   " + ", ".join(f"{k} {v:.3f}" for k, v in PEERS[name].items()))
     print("4. smoothing, label-bias correction and the two rules on and off (pure scorer)")
-    result["ablation"] = {c: ablation(model, c) for c in ("news/scrapinghub", "news/cleanportaleval")}
+    result["ablation"] = {c: ablation(model, c) for c in ("news/scrapinghub", "news/cleanportaleval", "sites")}
     print("5. throughput, one core (a fresh process)")
-    done = subprocess.run([sys.executable, __file__, "--speed-only", "" if args.skip_spark else f"{w}/model"],
+    done = subprocess.run([sys.executable, __file__, "--speed-only", args.model if args.skip_spark else f"{w}/model"],
                           stdout=subprocess.PIPE, text=True)
     if done.returncode:
         raise SystemExit("failed: the throughput step")
