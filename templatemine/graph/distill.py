@@ -35,26 +35,19 @@ from templatemine.config import DistillConfig
 from templatemine.graph import CONFIGS, DOM_CONFIGS
 from templatemine.graph.hits import hits
 from templatemine.graph.query import match_column, parse_query, term_columns
+from templatemine.tables.output import require_tables
 
 NO_PAGELET = -1  # LINKS.pagelet_ordinal of a link in no pagelet
 
 
 def read_tables(spark: SparkSession, out: str,
                 names: tuple = ("pages", "links", "pagelets", "template_pagelets", "clean_pages")) -> dict[str, DataFrame]:
-    """The run's tables; a ValueError naming what is missing if OUT is not a
-    cleaned run (an extract alone has no templates)."""
-    from pyspark.errors import AnalysisException
-
+    """The run's tables; MissingTables (a ValueError) naming what is missing
+    and the command that writes it if OUT is not a cleaned run (an extract
+    alone has no templates)."""
     out = out.rstrip("/")
-    tables = {}
-    for name in names:
-        try:
-            tables[name] = spark.read.parquet(f"{out}/{name}")
-        except AnalysisException as exc:
-            raise ValueError(f"{out} has no readable {name} table ({str(exc).splitlines()[0][:200]}); "
-                             "the graph commands need a run's output: `templatemine run`, or extract, "
-                             "detect and clean") from None
-    return tables
+    require_tables(spark, out, tuple(names), "the graph commands")
+    return {name: spark.read.parquet(f"{out}/{name}") for name in names}
 
 
 @dataclass

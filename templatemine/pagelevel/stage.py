@@ -162,10 +162,7 @@ def run_pagelevel(spark: SparkSession, out: str, config: PageLevelConfig = PageL
         output.remove("pagelevel.json")
         output.remove(PAGE_TEMPLATENESS)
         return None
-    require_tables(spark, out, ("pages",), "page-level detection")
-    if not path_exists(spark, f"{out}/nodes"):
-        raise ValueError(f"{out}: no nodes table; extract with extract.nodes=true for page-level detection "
-                         "(or run with pagelevel.mode=site)")
+    require_tables(spark, out, ("pages", "nodes"), "page-level detection")
     scoring = config.scoring()
     pages = spark.read.parquet(f"{out}/pages")
     has_members = path_exists(spark, f"{out}/template_pagelets")

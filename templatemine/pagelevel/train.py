@@ -23,7 +23,7 @@ from pyspark.sql.types import IntegerType, LongType, StructField, StructType
 from templatemine.config import PageLevelConfig
 from templatemine.pagelevel.features import FEATURES
 from templatemine.pagelevel.model import LATEST, LOCAL_FILES, ModelFiles, PageModel, subtree_labels
-from templatemine.tables.output import path_exists, read_text, replace_text
+from templatemine.tables.output import read_text, replace_text, require_tables
 
 _LABEL_SCHEMA = StructType([StructField("page_key", LongType(), False), StructField("node", IntegerType(), False),
                             StructField("label", IntegerType(), False)])
@@ -62,9 +62,7 @@ def labelled_nodes(spark: SparkSession, outs: list[str], min_site_pages: int = 1
     frames = []
     for out in outs:
         out = out.rstrip("/")
-        for name in ("nodes", "template_pagelets"):
-            if not path_exists(spark, f"{out}/{name}"):
-                raise ValueError(f"{out}: no {name} table (run `templatemine run` there with the nodes on first)")
+        require_tables(spark, out, ("pages", "nodes", "template_pagelets"), "training")
         sites = spark.read.parquet(f"{out}/pages").select("page_key", "site")
         if min_site_pages > 1:
             sizes = sites.groupBy("site").agg(F.count("*").alias("site_pages")).where(

@@ -30,11 +30,9 @@ def path_exists(spark: SparkSession, path: str) -> bool:
     return bool(p.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration()).exists(p))
 
 
-# the command whose output holds each table, for the error that names a missing one
-MADE_BY = {"records": "extract", "pages": "extract", "links": "extract", "pagelets": "extract",
-           "nodes": "extract --set extract.nodes=true", "templates": "detect",
-           "template_pagelets": "detect", "page_templateness": "pagelevel", "clean_pages": "clean",
-           "clean_links": "clean"}
+# the command whose output holds each table a stage requires, for the error that names a missing one
+MADE_BY = {"pages": "extract", "links": "extract", "pagelets": "extract", "nodes": "extract --set extract.nodes=true",
+           "template_pagelets": "detect", "clean_pages": "clean"}
 
 
 class MissingTables(ValueError):
@@ -42,19 +40,30 @@ class MissingTables(ValueError):
     has not run there. The CLI prints it as one line and exits 2."""
 
 
+def extract_config(spark: SparkSession, out: str) -> dict:
+    """The settings OUT's tables were extracted with (its manifest's config);
+    {} for an output without a manifest."""
+    text = read_text(spark, f"{out.rstrip('/')}/{MANIFEST}")
+    return json.loads(text).get("config", {}) if text else {}
+
+
 def require_tables(spark: SparkSession, out: str, names: tuple[str, ...], stage: str) -> None:
     """Raise MissingTables, saying what is missing and which command writes it,
     unless every table of NAMES is in OUT (on whatever file system OUT names).
     A stage calls it before its first read, so a mistyped OUT or a skipped
-    stage is one clear line instead of Spark's PATH_NOT_FOUND trace."""
+    stage is one clear line instead of Spark's PATH_NOT_FOUND trace. The nodes
+    table of an extract run with extract.nodes=false is there but empty, and
+    counts as missing: judging or training on it would do nothing, silently."""
     out = out.rstrip("/")
-    missing = [n for n in names if not path_exists(spark, f"{out}/{n}")]
+    no_nodes = "nodes" in names and extract_config(spark, out).get("nodes") is False
+    missing = [n for n in names if (n == "nodes" and no_nodes) or not path_exists(spark, f"{out}/{n}")]
     if not missing:
         return
     if not path_exists(spark, out):
         raise MissingTables(f"{out}: no such output; {stage} reads the tables of a templatemine output "
                             f"(`templatemine run WARC... --out {out}`, or extract first)")
-    needs = sorted({MADE_BY.get(n, "run") for n in missing})
+    wanted = {MADE_BY.get(n, "run") for n in missing}
+    needs = [c for c in dict.fromkeys([*MADE_BY.values(), "run"]) if c in wanted]  # in the order they run
     raise MissingTables(f"{out}: no {', '.join(missing)} table{'s' if len(missing) > 1 else ''} for {stage}; "
                         f"{'they come' if len(missing) > 1 else 'it comes'} from "
                         + " and ".join(f"`templatemine {c}`" for c in needs) + f" on {out} first")

@@ -28,7 +28,7 @@ from pyspark.sql import functions as F
 from templatemine.clean.clean import clean_links, clean_pages
 from templatemine.config import CleanConfig, DetectConfig
 from templatemine.tables.cache import persisted, released
-from templatemine.tables.output import MANIFEST, RunOutput, new_run_id, require_tables
+from templatemine.tables.output import RunOutput, extract_config, new_run_id, require_tables
 from templatemine.templates.detect import (GLOBAL, LOCAL, evidence_filter, global_template_pagelets,
                                            local_template_pagelets, template_id, templates_table)
 
@@ -49,7 +49,7 @@ def run_detect(spark: SparkSession, out: str, config: DetectConfig = DetectConfi
     output = RunOutput(spark, out, new_run_id())
     spark.sparkContext.setCheckpointDir(config.checkpoint_dir or f"{output.out}/_checkpoints")
     pages, pagelets, links = (_read(spark, out, n) for n in ("pages", "pagelets", "links"))
-    ngram = _shingle_ngram(output)
+    ngram = int(extract_config(spark, out).get("shingle_ngram", 2))  # the n-grams of the extract's shingles
     mode = config.mode
     if mode == "auto":
         mode = LOCAL if pages.count() < config.local_max_pages else GLOBAL
@@ -83,13 +83,6 @@ def run_detect(spark: SparkSession, out: str, config: DetectConfig = DetectConfi
     # the components rounds' checkpoints served this run only (its tables are written)
     output.remove_path(spark.sparkContext.getCheckpointDir())
     return manifest
-
-
-def _shingle_ngram(output: RunOutput) -> int:
-    """The word n-grams the extract's shingles were computed over (its
-    manifest's config; 2, the default, for an output without one)."""
-    text = output.read_text(output.final(MANIFEST))
-    return int(json.loads(text).get("config", {}).get("shingle_ngram", 2)) if text else 2
 
 
 def _detect_bar_yossef(spark, output: RunOutput, pages, pagelets, links, config: DetectConfig, mode: str,

@@ -180,7 +180,8 @@ def test_related_and_priority_commands(spark, web, capsys, tmp_path):
         assert json.load(fh)["template_weight"] == 0.5
     # not a run's output: a clear error, exit 2; a query nothing matches: empty rankings, no crash
     assert _graph(spark, build_parser().parse_args(["priority", str(tmp_path)]), config, Progress()) == 2
-    assert "has no readable pages table" in capsys.readouterr().err
+    assert (f"{tmp_path}: no pages, links, template_pagelets tables for the graph commands; they come from "
+            f"`templatemine extract` and `templatemine detect` on {tmp_path} first") in capsys.readouterr().err
     args = build_parser().parse_args(["distill", web["out"], "--query", "zzyzx", "--configs",
                                       "pagelet FT FNM,dom MDL FT"])
     assert _graph(spark, args, config, Progress()) == 0

@@ -7,12 +7,14 @@ import argparse
 import os
 import subprocess
 import sys
+from dataclasses import replace
 
 import pytest
 
 from templatemine.cli import _evaluate
 from templatemine.config import TEST, PageLevelConfig
 from templatemine.pagelevel.stage import run_pagelevel
+from templatemine.pagelevel.train import train_page_model
 from templatemine.report import write_report
 from templatemine.report.density_report import run_density
 from templatemine.tables.extract import run_extract
@@ -44,7 +46,15 @@ def test_a_skipped_stage_names_the_table_and_the_command_that_writes_it(spark, t
     warc = write_warc(str(tmp_path / "one.warc.gz"), [
         {"url": "https://x.example.com/a", "html": "<html><body><p>One page, no templates.</p></body></html>"}])
     out = str(tmp_path / "out")
-    run_extract(spark, expand_inputs([warc]), out, TEST.extract, progress=QUIET)
+    run_extract(spark, expand_inputs([warc]), out, replace(TEST.extract, nodes=False), progress=QUIET)
+    with pytest.raises(MissingTables, match="no nodes table for page-level detection; it comes from "
+                                            "`templatemine extract --set extract.nodes=true`"):
+        run_pagelevel(spark, out, PageLevelConfig(mode="page"), QUIET)
+    with pytest.raises(MissingTables) as err:
+        train_page_model(spark, [out], str(tmp_path / "model"), progress=QUIET)
+    assert str(err.value) == (f"{out}: no nodes, template_pagelets tables for training; they come from "
+                              f"`templatemine extract --set extract.nodes=true` and `templatemine detect` on {out} first")
+    assert not os.path.exists(tmp_path / "model")
     with pytest.raises(MissingTables) as err:
         run_clean(spark, out, QUIET, TEST.clean)
     assert str(err.value) == (f"{out}: no template_pagelets table for clean; "
