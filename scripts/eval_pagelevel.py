@@ -249,6 +249,8 @@ def main() -> int:
                          "the model and hybrid's templates (e.g. detect.min_resemblance=0.5); repeatable")
     ap.add_argument("--speed-only", metavar="MODEL", help=argparse.SUPPRESS)  # step 5 alone: JSON on the last line
     args = ap.parse_args()
+    if args.model and not args.skip_spark:  # steps 1-3 train the model they score with
+        ap.error("--model needs --skip-spark (without it, step 2 trains the model every step scores with)")
     if args.speed_only is not None:
         from templatemine.pagelevel.model import load_model
 

@@ -159,8 +159,12 @@ def run_pagelevel(spark: SparkSession, out: str, config: PageLevelConfig = PageL
     out = out.rstrip("/")
     output = RunOutput(spark, out, new_run_id())
     if config.mode == SITE:
+        require_tables(spark, out, ("pages",), "page-level detection")  # a mistyped OUT: say so, remove nothing
+        had = path_exists(spark, output.final(PAGE_TEMPLATENESS))
         output.remove("pagelevel.json")
         output.remove(PAGE_TEMPLATENESS)
+        progress(f"pagelevel: site mode: no page-level model"
+                 f"{'; removed the earlier page_templateness, so clean uses the site-level templates' if had else ''}")
         return None
     require_tables(spark, out, ("pages", "nodes"), "page-level detection")
     scoring = config.scoring()

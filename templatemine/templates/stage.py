@@ -28,7 +28,7 @@ from pyspark.sql import functions as F
 from templatemine.clean.clean import clean_links, clean_pages
 from templatemine.config import CleanConfig, DetectConfig
 from templatemine.tables.cache import persisted, released
-from templatemine.tables.output import RunOutput, extract_config, new_run_id, require_tables
+from templatemine.tables.output import RunOutput, extract_config, new_run_id, path_exists, require_tables
 from templatemine.templates.detect import (GLOBAL, LOCAL, evidence_filter, global_template_pagelets,
                                            local_template_pagelets, template_id, templates_table)
 
@@ -152,10 +152,15 @@ def _detect_etdm(spark, output: RunOutput, pages, pagelets, links, config: Detec
 def run_clean(spark: SparkSession, out: str, progress: Callable[[str], None] = print,
               config: CleanConfig = CleanConfig()) -> dict:
     started = time.time()
-    require_tables(spark, out, ("pages", "pagelets", "links", TEMPLATE_PAGELETS), "clean")
     output = RunOutput(spark, out, new_run_id())
+    # an output judged page by page with no site-level run (`pagelevel --pagelevel page`
+    # after extract) is cleaned by the model alone: it needs no template_pagelets
+    alone = (not path_exists(spark, f"{output.out}/{TEMPLATE_PAGELETS}")
+             and path_exists(spark, f"{output.out}/page_templateness")
+             and json.loads(output.read_text(output.final("pagelevel.json")) or "{}").get("detect_run_id") is None)
+    require_tables(spark, out, ("pages", "pagelets", "links", *(() if alone else (TEMPLATE_PAGELETS,))), "clean")
     pages, pagelets, links = (_read(spark, out, n) for n in ("pages", "pagelets", "links"))
-    members = _read(spark, out, TEMPLATE_PAGELETS)
+    members = pagelets.select("page_key", "ordinal").limit(0) if alone else _read(spark, out, TEMPLATE_PAGELETS)
     progress(f"clean: removing template pagelets from pages and links in {out}")
     try:
         cleaned = clean_pages(pages, pagelets, members)

@@ -21,7 +21,7 @@ from templatemine.tables.extract import run_extract
 from templatemine.tables.output import MissingTables
 from templatemine.templates.stage import run_clean, run_detect
 from templatemine.warc.inputs import expand_inputs
-from tests.warcgen import write_warc
+from tests.warcgen import site_page, write_warc
 
 QUIET = lambda _m: None  # noqa: E731
 
@@ -40,6 +40,8 @@ def test_every_stage_on_a_mistyped_out_says_there_is_no_such_output(spark, tmp_p
             call()
         assert str(err.value).startswith(f"{out}: no such output; {stage} reads"), str(err.value)
         assert not os.path.exists(out), stage  # nothing written where the user did not mean
+    with pytest.raises(MissingTables, match="no such output; page-level detection reads"):  # site mode too
+        run_pagelevel(spark, out, PageLevelConfig(mode="site"), QUIET)
 
 
 def test_a_skipped_stage_names_the_table_and_the_command_that_writes_it(spark, tmp_path):
@@ -81,3 +83,34 @@ def test_the_cli_prints_one_line_and_exits_2(tmp_path):
     assert done.returncode == 2, done.stderr[-2000:]
     assert f"templatemine: {state}: no such state (a first night creates it)" in done.stderr
     assert not os.path.exists(state)
+
+
+def test_an_output_judged_page_by_page_alone_is_cleaned_without_a_site_level_run(spark, tmp_path):
+    """extract, then `pagelevel --pagelevel page` (no detect): clean takes the model's
+    judgement for every page and needs no template_pagelets."""
+    nav = [("/", "Home"), ("/news/", "News"), ("/sport/", "Sport"), ("/contact/", "Contact")]
+    body = "<p>" + "The council met on Tuesday and agreed the new budget for the town library. " * 6 + "</p>"
+    warc = write_warc(str(tmp_path / "two.warc.gz"), [
+        {"url": f"https://www.alone{i}.com/story.html", "html": site_page(f"story {i}", body, nav)} for i in range(2)])
+    out = str(tmp_path / "out")
+    run_extract(spark, expand_inputs([warc]), out, replace(TEST.extract, nodes=True), progress=QUIET)
+    lines: list[str] = []
+    run_pagelevel(spark, out, PageLevelConfig(mode="page"), QUIET)
+    cleaned = run_clean(spark, out, lines.append, TEST.clean)
+    assert not os.path.exists(os.path.join(out, "template_pagelets"))
+    assert cleaned["rows"]["clean_pages"] == 2
+    assert any("2 pages judged by the page-level model" in line for line in lines), lines
+    judged = {r["page_key"]: r for r in spark.read.parquet(f"{out}/page_templateness").collect()}
+    clean = spark.read.parquet(f"{out}/clean_pages").collect()
+    assert {r["mode"] for r in clean} == {"page"}
+    for r in clean:
+        assert r["clean_text"] == judged[r["page_key"]]["clean_text"]
+        assert "council" in r["clean_text"] and "Contact" not in r["clean_text"], r["clean_text"]
+    removed = {(k, o) for k, r in judged.items() for o in r["template_pagelets"]}
+    links = spark.read.parquet(f"{out}/links").collect()
+    kept = spark.read.parquet(f"{out}/clean_links").collect()
+    assert removed and len(kept) == sum((r["src_page_key"], r["pagelet_ordinal"]) not in removed for r in links)
+    run_pagelevel(spark, out, PageLevelConfig(mode="site"), lines.append)  # site mode drops the judgement ...
+    assert "removed the earlier page_templateness" in lines[-1], lines[-1]
+    with pytest.raises(MissingTables, match="no template_pagelets table for clean"):  # ... and clean needs detect
+        run_clean(spark, out, QUIET, TEST.clean)
