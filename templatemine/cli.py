@@ -410,6 +410,8 @@ def _nightly(spark, args, config, files, progress) -> int:
                          summary)
         return 0
     t = summary["timings"]
+    parts = ", ".join(f"{name} {t[key]}s" for name, key in (("detect", "detect_s"), ("judge", "pagelevel_s"),
+                                                             ("clean", "clean_s"), ("report", "report_s")) if key in t)
     progress.stage("nightly", summary["snapshot_pages"], t["total_s"],
                    {"records": summary["records"], "pages_won": summary["pages_won"],
                     "pages_removed": summary["pages_removed"], "templates": summary["templates"],
@@ -422,8 +424,8 @@ def _nightly(spark, args, config, files, progress) -> int:
         f"  templates {summary['templates']} ({summary['detect_mode']}), clean pages {summary['clean_pages']}, "
         f"mean template token fraction {summary['mean_template_token_fraction']:.3f}",
         *(pagelevel_lines(summary["pagelevel"]) if "pagelevel" in summary else []),
-        f"  time: extract {t['extract_s']}s, merge {t['merge_s']}s, detect+judge+clean {t['detect_clean_s']}s, "
-        f"templates {t['templates_s']}s, total {t['total_s']}s",
+        f"  time: extract {t['extract_s']}s, merge {t['merge_s']}s, detect+judge+clean {t['detect_clean_s']}s "
+        f"({parts}), templates {t['templates_s']}s, total {t['total_s']}s",
         f"  output: {summary['output']}   history: templatemine nightly --state {args.state} --history",
     ], summary)
     return 0

@@ -106,11 +106,17 @@ def run_night(spark: SparkSession, state_root: str, files: list[InputFile], conf
         detected = run_detect(spark, f"{work}/run", config.detect, progress)
         judged = run_pagelevel(spark, f"{work}/run", config.pagelevel, progress)  # None in site mode
         cleaned = run_clean(spark, f"{work}/run", progress, config.clean)
+        parts = {"detect_s": detected["timings"]["total_s"],  # as each stage timed itself
+                 **({"pagelevel_s": judged["timings"]["total_s"]} if judged else {}),
+                 "clean_s": cleaned["timings"]["total_s"]}
         if config.clean.report:
             from templatemine.report import write_report
 
+            reported = time.time()
             write_report(spark, f"{work}/run", progress)
+            parts["report_s"] = round(time.time() - reported, 3)
         t = lap("detect_clean_s", t)
+        timings.update(parts)
         templates = _merge_templates(state, f"{work}/run", touched, work)
         t = lap("templates_s", t)
         _crash_point("templates")

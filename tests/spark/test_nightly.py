@@ -106,6 +106,8 @@ def test_nights_judge_small_sites_with_the_page_level_model(spark, run_a):
     got = {r["site"]: r["modes"] for r in clean.groupBy("site").agg(F.collect_set("mode").alias("modes")).collect()}
     assert got == {site: [mode] for site, mode in expected.items()}  # every live page judged, by its site's size
     assert sum(m["pages"] for m in two["pagelevel"]["modes"].values()) == two["snapshot_pages"]
+    t = two["timings"]  # the summary splits detect+judge+clean into its stages' own times
+    assert 0 < t["detect_s"] + t["pagelevel_s"] + t["clean_s"] + t.get("report_s", 0) <= t["detect_clean_s"]
 
 
 def test_site_mode_night_keeps_no_stale_nodes(spark, nights, tmp_path):
@@ -132,6 +134,7 @@ def test_site_mode_night_keeps_no_stale_nodes(spark, nights, tmp_path):
     assert with_nodes.count() > 0  # night 1's pages that night 2 did not touch keep theirs
     clean = spark.read.parquet(f"{two['output']}/clean_pages")
     assert {r["mode"] for r in clean.select("mode").distinct().collect()} == {"site"} and "pagelevel" not in two
+    assert "pagelevel_s" not in two["timings"] and two["timings"]["detect_s"] > 0
 
 
 def test_same_night_twice_changes_nothing(spark, run_a, nights):
