@@ -217,13 +217,15 @@ def _load(args):
 def _session(args, config, name):
     from templatemine.spark import DELTA_CONF, get_session
 
-    conf = {**config.spark, **_spark_conf(args.conf)}
+    conf = _spark_conf(args.conf)  # this command's --conf: always set
     if name == "nightly":
         conf = {**DELTA_CONF, **conf}
+    # the preset's or config file's [spark]: spark-submit's --conf wins over them
+    defaults = {key: value for key, value in config.spark.items() if key not in conf}
     # Spark's console progress bar is for a person at a terminal; it would garble logs, cron mail and JSON
-    conf.setdefault("spark.ui.showConsoleProgress",
-                    "false" if args.quiet or args.log_json or not sys.stderr.isatty() else "true")
-    return get_session(f"templatemine {name}", args.master, conf)
+    defaults.setdefault("spark.ui.showConsoleProgress",
+                        "false" if args.quiet or args.log_json or not sys.stderr.isatty() else "true")
+    return get_session(f"templatemine {name}", args.master, conf, defaults)
 
 
 def run_command(args) -> int:

@@ -66,7 +66,23 @@ def under_spark_submit() -> bool:
     return "PYSPARK_GATEWAY_PORT" in os.environ
 
 
-def get_session(app_name: str = "templatemine", master: str | None = None, conf: dict | None = None) -> SparkSession:
+def submitted_conf() -> dict[str, str]:
+    """What spark-submit set for this driver (its --conf, --driver-memory...,
+    spark-defaults.conf); {} outside spark-submit, where no JVM runs yet and
+    starting one here would fix its memory and jars before the session's conf."""
+    if not under_spark_submit():
+        return {}
+    from pyspark import SparkConf, SparkContext
+
+    SparkContext._ensure_initialized()  # the gateway spark-submit opened
+    return dict(SparkConf().getAll())
+
+
+def get_session(app_name: str = "templatemine", master: str | None = None, conf: dict | None = None,
+                defaults: dict | None = None) -> SparkSession:
+    """`conf` is set whatever else is; `defaults` (a preset's or a config file's
+    [spark] table) only where spark-submit did not set the key, so a job under
+    spark-submit runs with the cluster's --conf, not a laptop preset's."""
     builder = SparkSession.builder.appName(app_name)
     if master:
         builder = builder.master(master)
@@ -77,7 +93,8 @@ def get_session(app_name: str = "templatemine", master: str | None = None, conf:
         # virtualenv with selectolax, warcio...), not whatever `python3` is first
         # on PATH; a cluster ships its own (see conf/ and scripts/).
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    settings = {**(conf or {}), **REQUIRED_CONF}
+    given = submitted_conf() if defaults else {}
+    settings = {**{k: v for k, v in (defaults or {}).items() if k not in given}, **(conf or {}), **REQUIRED_CONF}
     jars = local_jars()
     if jars and not under_spark_submit() and "spark.jars.packages" not in settings:
         existing = settings.get("spark.jars", "")
