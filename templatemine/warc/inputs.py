@@ -4,9 +4,10 @@ An INPUT is a WARC/ARC file, a directory (its `*.warc`, `*.warc.gz`, `*.arc`,
 `*.arc.gz` files, recursively), a glob (local paths), or a *manifest*: a text
 file with one path per line (blank lines and `#` comments ignored), as
 cc-pyspark takes. Paths may be local, `file://`, `hdfs://`, `s3a://` (also
-`s3://`, `s3n://`). Whether a local file is an archive or a manifest is decided
-by its content, not its name: a WARC given where a manifest was expected (the
-top complaint of cc-pyspark users) just works.
+`s3://`, `s3n://`). Whether a file is an archive or a manifest is decided by
+its content, not its name: a WARC given where a manifest was expected (the top
+complaint of cc-pyspark users) just works. (A remote file named like an archive
+is taken at its name, sparing a read per file of a long manifest.)
 
 Everything is checked before Spark starts: a missing or unreadable path is an
 `InputError` naming it.
@@ -79,7 +80,7 @@ def create_output(path: str) -> BinaryIO:
     return filesystem.open_output_stream(inner)
 
 
-def _remote_listing(path: str) -> list[InputFile]:
+def _remote_listing(path: str, manifest_depth: int) -> list[InputFile]:
     from pyarrow import fs
 
     try:
@@ -90,14 +91,41 @@ def _remote_listing(path: str) -> list[InputFile]:
     if info.type == fs.FileType.NotFound:
         raise InputError(f"input not found: {path}")
     if info.type == fs.FileType.File:
-        return [InputFile(path, info.size)]
+        if path.endswith(ARCHIVE_SUFFIXES):
+            return [InputFile(path, info.size)]
+        return _remote_file(path, filesystem, inner, info.size, manifest_depth)
     prefix = path.rstrip("/")
     found = filesystem.get_file_info(fs.FileSelector(inner, recursive=True))
-    return sorted(
+    files = sorted(
         (InputFile(f"{prefix}/{f.path[len(inner.rstrip('/')) + 1:]}", f.size) for f in found
          if f.type == fs.FileType.File and f.path.endswith(ARCHIVE_SUFFIXES)),
         key=lambda f: f.path,
     )
+    if not files:  # as for a local folder: an empty run would replace OUT's tables with empty ones
+        raise InputError(f"no .warc/.warc.gz/.arc/.arc.gz files under {path}")
+    return files
+
+
+def _remote_file(path: str, filesystem, inner: str, size: int, manifest_depth: int) -> list[InputFile]:
+    """A remote file not named like an archive, judged by its content as a local one
+    is: a manifest on S3/HDFS taken for a WARC would be read as one malformed record
+    (and a nightly run would record it as ingested and never read its entries)."""
+    try:
+        with filesystem.open_input_file(inner) as fh:  # not open_input_stream: it un-gzips by name
+            head = fh.read(16)
+            manifest = not sniff_archive(head) and manifest_depth == 0
+            data = head + fh.read() if manifest else b""
+    except Exception as exc:
+        raise InputError(f"cannot read {path}: {exc}") from exc
+    if sniff_archive(head):
+        return [InputFile(path, size)]
+    if manifest_depth > 0:
+        raise InputError(f"{path} (listed in a manifest) is not a WARC/ARC file")
+    try:
+        lines = data.decode("utf-8").splitlines()
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path} is neither a WARC/ARC file nor a text manifest") from exc
+    return _manifest_entries(path, lines, path.rstrip("/").rsplit("/", 1)[0])
 
 
 def _local(path: str, manifest_depth: int) -> list[InputFile]:
@@ -135,16 +163,22 @@ def read_manifest(path: str) -> list[InputFile]:
             lines = fh.read().splitlines()
     except UnicodeDecodeError as exc:
         raise InputError(f"{path} is neither a WARC/ARC file nor a text manifest") from exc
-    here = os.path.dirname(os.path.abspath(path))
+    return _manifest_entries(path, lines, os.path.dirname(os.path.abspath(path)))
+
+
+def _manifest_entries(path: str, lines: list[str], here: str) -> list[InputFile]:
+    """The files listed by a manifest's lines, local or remote alike; relative paths
+    are relative to `here`, the manifest's folder (a URI for a remote manifest)."""
     files: list[InputFile] = []
     for number, line in enumerate(lines, 1):
         entry = line.strip()
         if not entry or entry.startswith("#"):
             continue
         if not is_remote(entry) and not os.path.isabs(local_path(entry)) and "://" not in entry:
-            entry = os.path.join(here, entry)
+            entry = f"{here}/{entry}" if is_remote(here) else os.path.join(here, entry)
         try:
-            files.extend(_remote_listing(entry) if is_remote(entry) else _local(entry, manifest_depth=1))
+            files.extend(_remote_listing(entry, manifest_depth=1) if is_remote(entry)
+                         else _local(entry, manifest_depth=1))
         except InputError as exc:
             raise InputError(f"{path}, line {number}: {exc}") from exc
     if not files:
@@ -159,7 +193,7 @@ def expand_inputs(inputs: list[str]) -> list[InputFile]:
     seen: set[str] = set()
     out: list[InputFile] = []
     for item in inputs:
-        for f in (_remote_listing(item) if is_remote(item) else _local(item, manifest_depth=0)):
+        for f in (_remote_listing(item, manifest_depth=0) if is_remote(item) else _local(item, manifest_depth=0)):
             key = f.path if is_remote(f.path) else os.path.abspath(local_path(f.path))
             if key not in seen:
                 seen.add(key)

@@ -1,5 +1,6 @@
-"""s3a:// inputs end to end: a manifest of s3a:// paths served by a local S3
-endpoint (moto, on 127.0.0.1), read by the Python tasks through pyarrow."""
+"""s3a:// inputs end to end: manifests of s3a:// paths, one local and one on S3,
+served by a local S3 endpoint (moto, on 127.0.0.1), read by the Python tasks
+through pyarrow."""
 
 import json
 import os
@@ -36,9 +37,12 @@ def test_manifest_of_s3a_paths(tmp_path):
             s3.upload_file(sample(name), "crawl", f"2026-11/{name}")
         manifest = tmp_path / "warc.paths"
         manifest.write_text("".join(f"s3a://crawl/2026-11/{n}\n" for n in names))
+        # on S3, relative to its folder: read as a manifest, not as a WARC of one malformed record
+        s3.put_object(Bucket="crawl", Key="warc.paths", Body="".join(f"2026-11/{n}\n" for n in names).encode())
         out = tmp_path / "out"
-        proc = subprocess.run([sys.executable, "-m", "templatemine.cli", "extract", str(manifest), "--out", str(out),
-                               "--preset", "test", "--quiet"], capture_output=True, text=True, env=env, timeout=300)
+        proc = subprocess.run([sys.executable, "-m", "templatemine.cli", "extract", "s3a://crawl/warc.paths",
+                               str(manifest), "--out", str(out), "--preset", "test", "--quiet"],
+                              capture_output=True, text=True, env=env, timeout=300)
         assert proc.returncode == 0, proc.stderr[-3000:]
         m = json.load(open(out / "manifest.json"))
         assert [i["path"] for i in m["inputs"]] == [f"s3a://crawl/2026-11/{n}" for n in names]
@@ -46,5 +50,10 @@ def test_manifest_of_s3a_paths(tmp_path):
         missing = subprocess.run([sys.executable, "-m", "templatemine.cli", "extract", "s3a://crawl/nope.warc.gz",
                                   "--out", str(tmp_path / "x")], capture_output=True, text=True, env=env, timeout=120)
         assert missing.returncode == 2 and "input not found: s3a://crawl/nope.warc.gz" in missing.stderr
+        s3.put_object(Bucket="crawl", Key="notes/readme.txt", Body=b"no WARCs here")
+        empty = subprocess.run([sys.executable, "-m", "templatemine.cli", "extract", "s3a://crawl/notes/",
+                                "--out", str(out)], capture_output=True, text=True, env=env, timeout=120)
+        assert empty.returncode == 2 and "no .warc/.warc.gz/.arc/.arc.gz files under s3a://crawl/notes/" in empty.stderr
+        assert json.load(open(out / "manifest.json"))["records"]["by_outcome"]["page"] == 17  # OUT left as it was
     finally:
         server.stop()

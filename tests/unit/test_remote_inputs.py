@@ -1,0 +1,119 @@
+"""Remote INPUTs (s3a://, hdfs://) are judged as local ones are: a manifest on S3
+or HDFS is read, not taken for a WARC, and a folder with no archives is an error.
+S3 is moto's server on 127.0.0.1, read through pyarrow in this process."""
+
+import os
+import socket
+from urllib.parse import urlsplit
+
+import pytest
+from pyarrow import fs
+
+from templatemine.warc import inputs
+from templatemine.warc.inputs import InputError, expand_inputs
+from tests.warcgen import sample
+
+moto_server = pytest.importorskip("moto.server", reason="moto[server] is in the test extras")
+boto3 = pytest.importorskip("boto3")
+
+AWS_ENV = {"AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test", "AWS_DEFAULT_REGION": "us-east-1"}
+
+
+@pytest.fixture(scope="module")
+def s3():
+    """A bucket `crawl` holding two WARCs under 2026-11/, and the S3 client."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    server.start()
+    env = {**AWS_ENV, "AWS_ENDPOINT_URL": f"http://127.0.0.1:{port}"}
+    saved = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        client = boto3.client("s3", endpoint_url=env["AWS_ENDPOINT_URL"], region_name="us-east-1")
+        client.create_bucket(Bucket="crawl")
+        for name in ("a.warc.gz", "b.warc.gz"):
+            client.upload_file(sample("iana.warc.gz"), "crawl", f"2026-11/{name}")
+        yield client
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+        server.stop()
+
+
+def test_manifest_on_s3_lists_its_entries(s3):
+    s3.put_object(Bucket="crawl", Key="warc.paths", Body=(
+        "# night 1\ns3a://crawl/2026-11/a.warc.gz\n\n2026-11/b.warc.gz\n"  # relative: to the manifest's folder
+        f"{sample('warcio-example.warc.gz')}\n").encode())
+    got = [f.path for f in expand_inputs(["s3a://crawl/warc.paths"])]
+    assert got == ["s3a://crawl/2026-11/a.warc.gz", "s3a://crawl/2026-11/b.warc.gz", sample("warcio-example.warc.gz")]
+
+
+def test_warc_on_s3_named_otherwise_is_still_a_warc(s3):
+    s3.upload_file(sample("warcio-example-bad.warc.gz.bad"), "crawl", "odd/segment-0001")
+    assert [f.path for f in expand_inputs(["s3a://crawl/odd/segment-0001"])] == ["s3a://crawl/odd/segment-0001"]
+
+
+def test_manifests_nest_no_deeper_on_s3_than_locally(s3, tmp_path):
+    s3.put_object(Bucket="crawl", Key="outer.paths", Body=b"s3a://crawl/inner.paths\n")
+    s3.put_object(Bucket="crawl", Key="inner.paths", Body=b"s3a://crawl/2026-11/a.warc.gz\n")
+    nested = r"line 1: s3a://crawl/inner.paths \(listed in a manifest\) is not a WARC/ARC file"
+    with pytest.raises(InputError, match="outer.paths, " + nested):
+        expand_inputs(["s3a://crawl/outer.paths"])
+    local = tmp_path / "m.txt"
+    local.write_text("s3a://crawl/inner.paths\n")
+    with pytest.raises(InputError, match="m.txt, " + nested):
+        expand_inputs([str(local)])
+
+
+def test_bad_remote_manifests_are_clear_errors(s3):
+    s3.put_object(Bucket="crawl", Key="bin/blob", Body=b"\x00\xff\xfe" * 100)
+    with pytest.raises(InputError, match="s3a://crawl/bin/blob is neither a WARC/ARC file nor a text manifest"):
+        expand_inputs(["s3a://crawl/bin/blob"])
+    s3.put_object(Bucket="crawl", Key="gone.paths", Body=b"# one file\n2026-11/nope.warc.gz\n")
+    with pytest.raises(InputError, match=r"s3a://crawl/gone.paths, line 2: input not found: s3a://crawl/2026-11/nope"):
+        expand_inputs(["s3a://crawl/gone.paths"])
+    s3.put_object(Bucket="crawl", Key="empty.paths", Body=b"# nothing yet\n")
+    with pytest.raises(InputError, match="manifest s3a://crawl/empty.paths lists no files"):
+        expand_inputs(["s3a://crawl/empty.paths"])
+
+
+def test_remote_folder_without_archives_is_an_error(s3):
+    s3.put_object(Bucket="crawl", Key="notes/readme.txt", Body=b"no WARCs here")
+    for path in ("s3a://crawl/notes", "s3a://crawl/notes/"):
+        with pytest.raises(InputError, match=f"no .warc/.warc.gz/.arc/.arc.gz files under {path}"):
+            expand_inputs([path])
+    assert len(expand_inputs(["s3a://crawl/2026-11/"])) == 2
+
+
+def _hdfs_on(root, monkeypatch, filesystem=None):
+    """hdfs:///x served from root/x by a local pyarrow file system (no Hadoop needed)."""
+    local = filesystem or fs.LocalFileSystem()
+    monkeypatch.setattr(inputs, "_remote", lambda path: (local, str(root) + urlsplit(path).path))
+
+
+def test_manifest_on_hdfs_as_nightly_cron_gives_it(tmp_path, monkeypatch):
+    _hdfs_on(tmp_path, monkeypatch)
+    (tmp_path / "crawl").mkdir()
+    (tmp_path / "crawl" / "a.warc.gz").write_bytes(open(sample("iana.warc.gz"), "rb").read())
+    (tmp_path / "crawl" / "NEW_WARCS.txt").write_text("hdfs:///crawl/a.warc.gz\n")
+    assert [f.path for f in expand_inputs(["hdfs:///crawl/NEW_WARCS.txt"])] == ["hdfs:///crawl/a.warc.gz"]
+
+
+def test_unreadable_remote_file_is_an_error_naming_it(tmp_path, monkeypatch):
+    class Denied:
+        """A file system that lists the file but refuses to open it (as S3 without s3:GetObject)."""
+
+        def get_file_info(self, inner):
+            return fs.FileInfo(inner, fs.FileType.File, size=10)
+
+        def open_input_file(self, inner):
+            raise OSError("AWS Error ACCESS_DENIED during GetObject operation")
+
+    _hdfs_on(tmp_path, monkeypatch, Denied())
+    with pytest.raises(InputError, match="cannot read hdfs:///crawl/NEW_WARCS.txt: .*ACCESS_DENIED"):
+        expand_inputs(["hdfs:///crawl/NEW_WARCS.txt"])
