@@ -28,19 +28,21 @@ import argparse
 import json
 import logging
 import os
+import re
 import sys
 from dataclasses import replace
 
+from templatemine.config import CHOICES
 from templatemine.warc.inputs import InputError, expand_inputs
 
-MODES = ["auto", "global", "local", "etdm", "etdm+global"]  # templates/stage.py
-PAGELEVEL_MODES = ["auto", "site", "page", "hybrid"]  # pagelevel/stage.py
+MODES = list(CHOICES[("detect", "mode")])
+PAGELEVEL_MODES = list(CHOICES[("pagelevel", "mode")])
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--master", help="Spark master (default: local[*], or spark-submit's)")
     parser.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", help="Spark conf, repeatable")
-    parser.add_argument("--preset", default="local", help="config preset: local, test, cluster (default local)")
+    parser.add_argument("--preset", help="config preset: local, test, cluster (default: --config's, else local)")
     parser.add_argument("--config", help="TOML file with [extract], [detect], [clean] and [spark] tables (see conf/)")
     parser.add_argument("--set", action="append", default=[], metavar="extract.NAME=VALUE",
                         help="override one config field, repeatable")
@@ -306,7 +308,9 @@ def run_command(args) -> int:
         print(f"templatemine: {exc}", file=sys.stderr)
         return 2
     except Exception as exc:
-        first = next((line.strip() for line in str(exc).splitlines() if "malformed record in" in line), None)
+        # the worker's error as Spark relays it (within a Python trace, whose source lines say the same words)
+        found = re.search(r"malformed record in \S+ at offset \d+: [^\n]*", str(exc))
+        first = found.group(0) if found else None
         if config.extract.fail_fast and first:
             print(f"templatemine: {first}", file=sys.stderr)
             return 1

@@ -302,30 +302,62 @@ def _coerce(value, target_type):
     return value
 
 
-def _apply(section, values: dict, where: str):
+# Settings with a fixed set of values: checked when the config loads, before Spark
+# starts, since the stages read them after extract (a typo of detect.mode failed an
+# hour into a run) or not at all (a misspelt cc_algorithm silently ran the slower
+# fallback). The stages' own constants: templates/stage.py, pagelevel/stage.py.
+CHOICES = {
+    ("detect", "mode"): ("auto", "global", "local", "etdm", "etdm+global"),
+    ("detect", "cc_algorithm"): ("two_phase", "randomized_contraction", "graphx"),
+    ("detect", "support_of"): ("path", "template"),
+    ("pagelevel", "mode"): ("auto", "site", "page", "hybrid"),
+}
+
+
+def _check_choice(section: str, name: str, value) -> None:
+    if (section, name) in CHOICES and value not in CHOICES[(section, name)]:
+        raise ValueError(f"not one of {', '.join(CHOICES[(section, name)])}: {value!r}")
+    if (section, name) == ("detect", "etdm_equality"):
+        from templatemine.templates.etdm import Equality
+
+        Equality.parse(value)  # a preset or known features, else ValueError naming them
+
+
+def _apply(section, values: dict, where: str, section_name: str = ""):
     known = {f.name: f for f in fields(section)}
     updates = {}
     for name, value in values.items():
         if name not in known:
             raise ValueError(f"{where}: unknown setting {name!r} (known: {', '.join(sorted(known))})")
         target = type(getattr(section, name))
-        updates[name] = _coerce(value, target)
+        try:
+            updates[name] = _coerce(value, target)
+            _check_choice(section_name, name, updates[name])
+        except ValueError as exc:
+            raise ValueError(f"{where}: {section_name}.{name}: {exc}") from None
     return replace(section, **updates)
 
 
-def load_config(preset: str = "local", path: str | None = None, overrides: list[str] = ()) -> Config:
+def load_config(preset: str | None = None, path: str | None = None, overrides: list[str] = ()) -> Config:
     """A preset, then a TOML file's `[extract]`, `[detect]`, `[clean]`, `[distill]`,
-    `[pagelevel]` and `[spark]` tables, then `section.field=value` overrides (e.g. `extract.k=4`)."""
-    if preset not in PRESETS:
-        raise ValueError(f"unknown preset {preset!r} (known: {', '.join(PRESETS)})")
-    config = PRESETS[preset]
+    `[pagelevel]` and `[spark]` tables, then `section.field=value` overrides (e.g. `extract.k=4`).
+    The preset is PRESET, else the file's `preset = "..."`, else local; a PRESET
+    the file contradicts is an error (one of the two would be ignored)."""
+    data: dict = {}
     if path:
         with open(path, "rb") as fh:
             data = tomllib.load(fh)
-        if "preset" in data:
-            config = PRESETS[data.pop("preset")]
+    named = data.pop("preset", None)
+    if preset is not None and named is not None and preset != named:
+        raise ValueError(f"--preset {preset} but {path} says preset = {named!r}: drop one")
+    preset = preset or named or "local"
+    if preset not in PRESETS:
+        raise ValueError(f"{path + ': ' if named else ''}unknown preset {preset!r} (known: {', '.join(PRESETS)})")
+    config = PRESETS[preset]
+    if path:
         for section in _SECTIONS:
-            config = replace(config, **{section: _apply(getattr(config, section), data.pop(section, {}), path)})
+            config = replace(config, **{section: _apply(getattr(config, section), data.pop(section, {}), path,
+                                                         section)})
         config = replace(config, spark={**config.spark, **{k: str(v) for k, v in data.pop("spark", {}).items()}})
         if data:
             raise ValueError(f"{path}: unknown sections {sorted(data)}")
@@ -334,7 +366,7 @@ def load_config(preset: str = "local", path: str | None = None, overrides: list[
         section, dot, name = key.partition(".")
         if not sep or not dot or section not in _SECTIONS:
             raise ValueError(f"override {item!r} is not of the form SECTION.NAME=VALUE ({', '.join(_SECTIONS)})")
-        config = replace(config, **{section: _apply(getattr(config, section), {name: value}, "--set")})
+        config = replace(config, **{section: _apply(getattr(config, section), {name: value}, "--set", section)})
     return config
 
 

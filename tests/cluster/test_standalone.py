@@ -67,7 +67,7 @@ class LocalReference:
 @pytest.fixture(scope="module")
 def reference(synthetic_web, tmp_path_factory, request):
     # same extract/detect/clean settings in both files, so only the master differs
-    local, standalone = (load_config("local", os.path.join(ROOT, "conf", f"{n}.toml")) for n in ("local", "standalone"))
+    local, standalone = (load_config(None, os.path.join(ROOT, "conf", f"{n}.toml")) for n in ("local", "standalone"))
     assert (local.extract, local.detect, local.clean) == (standalone.extract, standalone.detect, standalone.clean)
     run = LocalReference(synthetic_web, str(tmp_path_factory.mktemp("local") / "out"))
     request.addfinalizer(lambda: kill_group(run.proc))

@@ -28,14 +28,14 @@ def test_the_profiles_exist():
 
 @pytest.mark.parametrize("path", CONF_FILES, ids=lambda p: os.path.basename(p))
 def test_conf_file_loads(path):
-    config = load_config("local", path)
+    config = load_config(None, path)
     assert all(isinstance(k, str) and isinstance(v, str) for k, v in config.spark.items())
     assert config.extract.batch_records > 0
 
 
 @pytest.mark.parametrize("name", CLUSTER_PROFILES)
 def test_cluster_profiles(name):
-    config = load_config("local", os.path.join(ROOT, "conf", f"{name}.toml"))
+    config = load_config(None, os.path.join(ROOT, "conf", f"{name}.toml"))
     spark = config.spark
     assert spark["spark.sql.adaptive.enabled"] == "true" and spark["spark.sql.adaptive.skewJoin.enabled"] == "true"
     assert int(spark["spark.sql.shuffle.partitions"]) >= int(CLUSTER.spark["spark.sql.shuffle.partitions"])

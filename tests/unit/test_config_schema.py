@@ -18,9 +18,15 @@ def test_presets_files_and_overrides(tmp_path):
     assert load_config().extract == ExtractConfig()
     f = tmp_path / "c.toml"
     f.write_text('preset = "test"\n[extract]\nk = 4\n[spark]\n"spark.sql.shuffle.partitions" = 3\n')
-    cfg = load_config("local", str(f), ["extract.shingle_rows=3", "extract.fail_fast=true"])
+    cfg = load_config(None, str(f), ["extract.shingle_rows=3", "extract.fail_fast=true"])
     assert (cfg.extract.k, cfg.extract.shingle_rows, cfg.extract.fail_fast) == (4, 3, True)
     assert cfg.spark["spark.sql.shuffle.partitions"] == "3" and cfg.spark["spark.ui.enabled"] == "false"
+    assert load_config("test", str(f)).extract.k == 4  # the file's own preset, named again: fine
+    with pytest.raises(ValueError, match=f"--preset local but {f} says preset = 'test': drop one"):
+        load_config("local", str(f))  # one of the two would be ignored
+    f.write_text('preset = "clusterr"\n')
+    with pytest.raises(ValueError, match=f"{f}: unknown preset 'clusterr'"):
+        load_config(None, str(f))
     with pytest.raises(ValueError, match="unknown setting 'kk'"):
         load_config("local", None, ["extract.kk=1"])
     with pytest.raises(ValueError, match="unknown preset"):
@@ -29,13 +35,44 @@ def test_presets_files_and_overrides(tmp_path):
 
 def test_repo_conf_files_load():
     for name in ("local", "cluster", "test"):
-        load_config("local", os.path.join(os.path.dirname(__file__), "..", "..", "conf", f"{name}.toml"))
+        load_config(None, os.path.join(os.path.dirname(__file__), "..", "..", "conf", f"{name}.toml"))
 
 
 def test_detect_section_and_overrides(tmp_path):
     f = tmp_path / "d.toml"
     f.write_text('[detect]\nmode = "local"\nmin_site_support = 0.2\n')
-    cfg = load_config("local", str(f), ["detect.enabled=false"])
+    cfg = load_config(None, str(f), ["detect.enabled=false"])
     assert (cfg.detect.mode, cfg.detect.min_site_support, cfg.detect.enabled) == ("local", 0.2, False)
     with pytest.raises(ValueError, match="SECTION.NAME=VALUE"):
         load_config("local", None, ["spark.x=1"])
+
+
+def test_settings_with_fixed_values_are_checked_when_the_config_loads(tmp_path):
+    """A typo fails before Spark starts, naming the key: detect.mode was read only
+    after extract, and an unknown cc_algorithm silently ran the slower fallback."""
+    for item, words in [("detect.mode=globl", "--set: detect.mode: not one of auto, global"),
+                        ("detect.cc_algorithm=two-phase", "--set: detect.cc_algorithm: not one of two_phase"),
+                        ("detect.support_of=paths", "--set: detect.support_of: not one of path, template"),
+                        ("pagelevel.mode=pages", "--set: pagelevel.mode: not one of auto, site, page, hybrid"),
+                        ("detect.etdm_equality=tag,colour", "--set: detect.etdm_equality: unknown equality features"),
+                        ("extract.fail_fast=maybe", "--set: extract.fail_fast: not a boolean: 'maybe'")]:
+        with pytest.raises(ValueError) as err:
+            load_config(None, None, [item])
+        assert str(err.value).startswith(words), str(err.value)
+    f = tmp_path / "c.toml"
+    f.write_text('[pagelevel]\nmode = "hybird"\n')
+    with pytest.raises(ValueError, match=f"{f}: pagelevel.mode: not one of"):
+        load_config(None, str(f))
+    ok = load_config(None, None, ["detect.mode=etdm+global", "detect.cc_algorithm=graphx",
+                                  "detect.etdm_equality=tag,text", "pagelevel.mode=site"])
+    assert (ok.detect.mode, ok.detect.cc_algorithm, ok.pagelevel.mode) == ("etdm+global", "graphx", "site")
+
+
+def test_the_checked_values_are_the_stages_own():
+    from templatemine.config import CHOICES
+    from templatemine.pagelevel.stage import MODES
+    from templatemine.templates.stage import COMBINED, ETDM
+    from templatemine.templates.detect import GLOBAL, LOCAL
+
+    assert set(CHOICES[("pagelevel", "mode")]) == set(MODES)
+    assert set(CHOICES[("detect", "mode")]) == {"auto", GLOBAL, LOCAL, ETDM, COMBINED}
