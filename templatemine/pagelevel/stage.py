@@ -91,10 +91,14 @@ def _judge_group(model: PageModel, scoring: Scoring):
             forced, own_site, content = labels == 1, own == 1, labels == 0
         r = judge_page(parent, features, pdf["n_tokens"].to_numpy(), texts, model, scoring, forced, own_site,
                        pdf["unlikely"].to_numpy(dtype=bool), pdf["article"].to_numpy(dtype=bool), content)
-        # a pagelet is page-template when every node of it with own text lost it
+        # a pagelet is page-template when every node of it with own text lost it; a
+        # pagelet without text (a logo, a bar of icon links) when all its nodes are
+        # template: else its links would stay in clean_links whatever the model said
         ordinals = pdf["pagelet_ordinal"].to_numpy()
         has_text = np.array([bool(t) for t in texts], dtype=bool)
-        rows = (ordinals >= 0) & has_text
+        in_pagelet = ordinals >= 0
+        with_text = np.isin(ordinals, ordinals[in_pagelet & has_text])
+        rows = in_pagelet & (has_text | ~with_text)
         held = pd.Series(r.text_template[rows]).groupby(ordinals[rows]).all()
         return pd.DataFrame({
             "page_key": [int(pdf["page_key"].iat[0])], "mode": [mode], "clean_text": [r.clean_text],

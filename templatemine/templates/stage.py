@@ -179,17 +179,23 @@ def run_clean(spark: SparkSession, out: str, progress: Callable[[str], None] = p
         if judged is None:
             cleaned = cleaned.withColumn("mode", F.lit("site"))
         else:  # pages judged by the model: their text and template pagelets from there
+            # page mode judges by the model alone; hybrid removes the site-level templates first, so
+            # their pagelets leave clean_links too (those without text give the model no words to judge)
+            page_members = judged.select("page_key", F.explode("template_pagelets").alias("ordinal"))
+            removed = members.select("page_key", "ordinal").join(
+                judged.where(F.col("mode") == "page").select("page_key"), "page_key", "left_anti") \
+                .unionByName(page_members)
+            counts = removed.join(judged.select("page_key"), "page_key", "left_semi").groupBy("page_key").agg(
+                F.countDistinct("ordinal").alias("page_template_pagelets"))
             cleaned = cleaned.join(judged.select(
                 "page_key", "mode", F.col("clean_text").alias("page_text"),
-                (F.col("template_tokens") / F.when(F.col("tokens") > 0, F.col("tokens"))).alias("page_fraction"),
-                F.size("template_pagelets").alias("page_template_pagelets")), "page_key", "left").select(
+                (F.col("template_tokens") / F.when(F.col("tokens") > 0, F.col("tokens"))).alias("page_fraction")),
+                "page_key", "left").join(counts, "page_key", "left").select(
                 "page_key", "url", "site", F.coalesce("page_text", "clean_text").alias("clean_text"),
                 F.coalesce("page_fraction", "template_token_fraction").alias("template_token_fraction"),
-                F.coalesce("page_template_pagelets", "n_template_pagelets").alias("n_template_pagelets"),
+                F.when(F.col("mode").isNull(), F.col("n_template_pagelets"))
+                .otherwise(F.coalesce("page_template_pagelets", F.lit(0))).alias("n_template_pagelets"),
                 F.coalesce("mode", F.lit("site")).alias("mode"))
-            page_members = judged.select("page_key", F.explode("template_pagelets").alias("ordinal"))
-            removed = members.select("page_key", "ordinal").join(judged.select("page_key"), "page_key", "left_anti") \
-                .unionByName(page_members)
         cleaned.write.mode("overwrite").parquet(output.staged(CLEAN_PAGES))
         clean_links(links, removed).write.mode("overwrite").parquet(output.staged(CLEAN_LINKS))
         cp = spark.read.parquet(output.staged(CLEAN_PAGES))

@@ -169,8 +169,14 @@ def test_page_mode_removes_the_template_from_single_pages(spark, trained):
     sizes = judged.join(spark.read.parquet(f"{out}/nodes").groupBy("page_key").count(), "page_key").where(
         F.size("x") != F.col("count")).count()
     assert sizes == 0  # x, y and template are aligned with the page's nodes
-    # clean_links keeps exactly the links outside the pagelets the model removed whole
+    # clean_links keeps exactly the links outside the pagelets the model removed whole and,
+    # on hybrid pages, outside the site-level template pagelets (removed first, words or not)
     removed = {(r["page_key"], o) for r in judged.collect() for o in r["template_pagelets"]}
+    hybrid = {r["page_key"] for r in judged.where(F.col("mode") == "hybrid").select("page_key").collect()}
+    site_level = {(r["page_key"], r["ordinal"]) for r in spark.read.parquet(f"{out}/template_pagelets").collect()
+                  if r["page_key"] in hybrid}
+    assert hybrid and site_level
+    removed |= site_level
     links = spark.read.parquet(f"{out}/links").collect()
     judged_keys = {r["page_key"] for r in judged.select("page_key").collect()}
     expected = sorted((r["src_page_key"], r["link_ordinal"]) for r in links
@@ -178,6 +184,11 @@ def test_page_mode_removes_the_template_from_single_pages(spark, trained):
     got = sorted((r["src_page_key"], r["link_ordinal"]) for r in spark.read.parquet(f"{out}/clean_links").collect()
                  if r["src_page_key"] in judged_keys)
     assert removed and got == expected and len(got) < len(links)
+    per_page: dict = {}
+    for key, o in removed:
+        per_page[key] = per_page.get(key, 0) + 1
+    assert {r["page_key"]: r["n_template_pagelets"] for r in spark.read.parquet(f"{out}/clean_pages").collect()
+            if r["page_key"] in judged_keys} == {k: per_page.get(k, 0) for k in judged_keys}
 
 
 def test_hybrid_removes_site_templates_even_when_the_model_would_not(spark, trained, tmp_path):
@@ -208,3 +219,41 @@ def test_cli_run_page_mode_with_the_shipped_model(tmp_path):
     bad = subprocess.run([*cli, "pagelevel", out, "--preset", "test", "--set", "pagelevel.model=/nonexistent"],
                          capture_output=True, text=True)
     assert bad.returncode == 2 and "no page-level model at /nonexistent" in bad.stderr
+
+
+def test_hybrid_removes_the_links_of_site_templates_without_words(spark, tmp_path):
+    """A site-level template with no words (a bar of icon links on every page) gives
+    the model nothing to judge; hybrid removes site-level templates first, so its
+    links leave clean_links, as they do in site mode."""
+    nav = [(f"/news/{j}.html", f"Story {j}") for j in range(6)]  # the pages link each other: Figure 5's groups
+    icons = ('<div class="follow"><a href="https://fb.example.net/gazette"><img src="/f.png"></a> '
+             '<a href="https://tw.example.net/gazette"><img src="/t.png"></a> '
+             '<a href="https://ig.example.net/gazette"><img src="/i.png"></a></div>')  # k = 3 links: a pagelet
+    pages = []
+    for i in range(6):
+        words = ["council", "budget", "library", "river", "bridge", "school", "harvest", "festival", "museum",
+                 "market", "railway", "harbour", "orchard", "theatre", "clinic", "stadium", "garden", "tower"]
+        body = ("<p>" + " ".join(f"The {words[(i * 5 + j) % 18]} {words[(i * 7 + 3 * j) % 18]} story number {i * 31 + j}."
+                                 for j in range(30)) + " The council met.</p>")  # no two pages near-duplicates
+        html = site_page(f"Story {i}", body, nav).replace("<body>", "<body>" + icons, 1)
+        pages.append({"url": f"https://gazette.example.org/news/{i}.html", "html": html})
+    out = str(tmp_path / "out")
+    run_extract(spark, expand_inputs([write_warc(str(tmp_path / "g.warc.gz"), pages)]), out, ExtractConfig(),
+                progress=QUIET)
+    run_detect(spark, out, DetectConfig(mode="global"), progress=QUIET)
+    links = spark.read.parquet(f"{out}/links")
+    icon_pagelets = links.where(F.col("dst_url").startswith("https://fb.example.net")).select(
+        F.col("src_page_key").alias("page_key"), F.col("pagelet_ordinal").alias("ordinal"))
+    members = spark.read.parquet(f"{out}/template_pagelets")
+    assert icon_pagelets.count() == 6 and icon_pagelets.join(members, ["page_key", "ordinal"]).count() == 6
+    icons_left = lambda: spark.read.parquet(f"{out}/clean_links").where(  # noqa: E731
+        F.col("dst_url").contains("example.net")).count()
+    run_clean(spark, out, progress=QUIET)
+    assert icons_left() == 0  # site mode
+    run_pagelevel(spark, out, PageLevelConfig(mode="hybrid", threshold=1.01), progress=QUIET)  # model: all content
+    run_clean(spark, out, progress=QUIET)
+    assert icons_left() == 0
+    clean = spark.read.parquet(f"{out}/clean_pages").collect()
+    assert {r["mode"] for r in clean} == {"hybrid"} and all("council met" in r["clean_text"] for r in clean)
+    per_page = {r["page_key"]: r["count"] for r in members.groupBy("page_key").count().collect()}
+    assert {r["page_key"]: r["n_template_pagelets"] for r in clean} == per_page  # the site-level ones, no fewer

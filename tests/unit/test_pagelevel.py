@@ -394,3 +394,40 @@ def test_readabilitys_paragraph_score_and_short_sibling_bound():
     # with one point per paragraph (5 + 4 = 9) it would not
     assert inside["A note without any commas number 0 here"]
     assert not inside[exactly_80]
+
+
+def test_a_pagelet_without_text_is_template_when_all_its_nodes_are():
+    """A block with no words (a logo, a bar of icon links) counts as page-template
+    when every node of it is template: its links leave clean_links with it (they
+    stayed, whatever the model said, when only nodes with text decided)."""
+    import pandas as pd
+
+    from templatemine.pagelevel.features import page_nodes
+    from templatemine.pagelevel.model import Scoring, load_model
+    from templatemine.pagelevel.stage import _judge_group
+
+    html = ('<html><body><div class="logo"><a href="/"><img src="logo.png"></a></div>'
+            '<div class="social"><a href="https://fb.com/x"><img src=f.png></a> '
+            '<a href="https://x.com/y"><img src=t.png></a></div><nav><ul>'
+            + "".join(f'<li><a href="/s{i}">Section {i}</a></li>' for i in range(5)) + '</ul></nav><article>'
+            '<h1>Title of the story</h1>'
+            + '<p>Some long paragraph of story text, with words and more words here. It goes on.</p>' * 5
+            + '</article></body></html>')
+    rows = page_nodes(html)
+    pdf = pd.DataFrame({
+        "page_key": 1, "mode": "page", "node": [r.node for r in rows], "parent": [r.parent for r in rows],
+        "pagelet_ordinal": [r.pagelet_ordinal for r in rows], "text": [r.text for r in rows],
+        "n_tokens": [r.n_tokens for r in rows], "features": [np.array(r.features) for r in rows], "own_label": -1,
+        "unlikely": [r.unlikely for r in rows], "article": [r.article for r in rows]})
+    judged = _judge_group(load_model(""), Scoring())(pdf)
+    removed, template = set(judged["template_pagelets"].iat[0]), judged["template"].iat[0]
+    by_pagelet: dict[int, list] = {}
+    for i, r in enumerate(rows):
+        if r.pagelet_ordinal >= 0:
+            by_pagelet.setdefault(r.pagelet_ordinal, []).append(i)
+    wordless = {o: idx for o, idx in by_pagelet.items() if not any(rows[i].text for i in idx)}
+    social = next(r.pagelet_ordinal for r in rows if r.dom_label.startswith("div.social"))
+    assert social in wordless and social in removed  # the icon bar: an unlikely candidate, no words
+    for o, idx in wordless.items():
+        assert (o in removed) == all(template[i] for i in idx), o
+    assert any(o not in wordless for o in removed)  # the menu, which has words, still goes by its words
