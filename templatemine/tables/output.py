@@ -30,6 +30,14 @@ def path_exists(spark: SparkSession, path: str) -> bool:
     return bool(p.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration()).exists(p))
 
 
+# What the stages after extract write into OUT. An extract that rewrites OUT removes
+# them: they describe the pages it replaced, and a later stage would use them (clean
+# took an old template_pagelets by (page_key, ordinal) without a word). The model
+# a run trained (OUT/model/, versioned) stays.
+DERIVED = ("detect.json", "templates", "template_pagelets", "page_templates", "_checkpoints",
+           "pagelevel.json", "page_templateness", "clean.json", "clean_pages", "clean_links", "wet",
+           "report.html", "density", "priority.json", "crawl_priority")
+
 # the command whose output holds each table a stage requires, for the error that names a missing one
 MADE_BY = {"pages": "extract", "links": "extract", "pagelets": "extract", "nodes": "extract --set extract.nodes=true",
            "template_pagelets": "detect", "clean_pages": "clean"}

@@ -4,6 +4,7 @@ writes it (tables/output.py `require_tables`), not Spark's PATH_NOT_FOUND
 trace; and it leaves nothing behind at a mistyped path."""
 
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -68,6 +69,19 @@ def test_a_skipped_stage_names_the_table_and_the_command_that_writes_it(spark, t
         _evaluate(spark, argparse.Namespace(out=out, golds=[str(gold)], peers=False, json=None))
     run_detect(spark, out, TEST.detect, QUIET)  # the stage it asked for, then clean runs
     assert run_clean(spark, out, QUIET, TEST.clean)["rows"]["clean_pages"] == 1
+    # extracting again into OUT removes what described the old pages: clean asks for detect again
+    # (it used to clean the new pages with the old template_pagelets, by (page_key, ordinal))
+    other = write_warc(str(tmp_path / "other.warc.gz"), [
+        {"url": "https://y.example.com/b", "html": "<html><body><p>Another page.</p></body></html>"}])
+    lines: list[str] = []
+    run_extract(spark, expand_inputs([other]), out, replace(TEST.extract, nodes=False), progress=lines.append)
+    assert any(line.startswith("extract: removed the earlier detect.json, templates, template_pagelets")
+               and "clean_pages" in line for line in lines), lines
+    for name in ("detect.json", "template_pagelets", "clean.json", "clean_pages", "clean_links"):
+        assert not os.path.exists(os.path.join(out, name)), name
+    assert "stages" not in json.load(open(os.path.join(out, "manifest.json")))
+    with pytest.raises(MissingTables, match="no template_pagelets table for clean"):
+        run_clean(spark, out, QUIET, TEST.clean)
 
 
 def test_the_cli_prints_one_line_and_exits_2(tmp_path):

@@ -76,3 +76,18 @@ def test_the_checked_values_are_the_stages_own():
 
     assert set(CHOICES[("pagelevel", "mode")]) == set(MODES)
     assert set(CHOICES[("detect", "mode")]) == {"auto", GLOBAL, LOCAL, ETDM, COMBINED}
+
+
+def test_an_extract_removes_every_later_stages_output():
+    """tables/output.py DERIVED names what the stages after extract write into OUT."""
+    from templatemine.graph.priority import CRAWL_PRIORITY
+    from templatemine.pagelevel.stage import PAGE_TEMPLATENESS
+    from templatemine.report.density_report import DENSITY_DIR
+    from templatemine.report.gather import REPORT
+    from templatemine.tables.output import DERIVED
+    from templatemine.templates import stage
+
+    written = {stage.TEMPLATES, stage.TEMPLATE_PAGELETS, stage.PAGE_TEMPLATES, stage.CLEAN_PAGES, stage.CLEAN_LINKS,
+               stage.WET, PAGE_TEMPLATENESS, REPORT, DENSITY_DIR, CRAWL_PRIORITY,
+               "detect.json", "pagelevel.json", "clean.json", "priority.json"}
+    assert written <= set(DERIVED)
