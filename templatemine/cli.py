@@ -303,7 +303,11 @@ def run_command(args) -> int:
         if summary:
             progress.summary(summary, document)
         if args.command == "evaluate":
-            _evaluate(spark, args)
+            try:
+                _evaluate(spark, args, progress)
+            except ValueError as exc:  # MissingTables too: one line, exit 2
+                print(f"templatemine: {exc}", file=sys.stderr)
+                return 2
     except MissingTables as exc:  # a mistyped OUT, or a stage run before the one it reads
         print(f"templatemine: {exc}", file=sys.stderr)
         return 2
@@ -486,7 +490,11 @@ def _evaluate_paths(args) -> tuple[str, list[str]]:
     return out, golds
 
 
-def _evaluate(spark, args) -> None:
+def _evaluate(spark, args, progress=None) -> None:
+    """Score OUT's clean_pages against the gold files: a table (or, with
+    --log-json, the summary event). No gold page in OUT is a ValueError (a
+    mistyped --pred scored 0 without a word); gold pages missing from it are
+    counted and scored as empty text, as the scorer does."""
     from pyspark.sql import functions as F
 
     from templatemine.evaluate.bow import evaluate_texts, read_gold
@@ -501,6 +509,10 @@ def _evaluate(spark, args) -> None:
     wanted = spark.createDataFrame([(u,) for u in urls], "url string")
     clean = spark.read.parquet(f"{out.rstrip('/')}/clean_pages").join(wanted, "url", "left_semi")
     systems = {"templatemine": {r["url"]: r["clean_text"] for r in clean.select("url", "clean_text").collect()}}
+    found = len(systems["templatemine"])
+    if not found:
+        raise ValueError(f"none of the {len(urls)} gold URL(s) of {', '.join(golds)} is among {out}'s clean_pages "
+                         f"(a gold of another crawl, or the wrong --pred?)")
     missing: dict[str, str] = {}
     if args.peers:
         from templatemine.evaluate.peers import available_peers, load_html, run_peers
@@ -515,18 +527,26 @@ def _evaluate(spark, args) -> None:
     results = {name: evaluate_texts(texts, golds, normalize_url, site_of) for name, texts in systems.items()}
     ours = results["templatemine"]
     others = [n for n in systems if n != "templatemine"]
-    print(f"{'gold':<32}{'pages':>6}{'sites':>6}{'P':>7}{'R':>7}{'F1':>7}" + "".join(f"{n:>13}" for n in others))
+    lines = [f"{'gold':<32}{'pages':>6}{'sites':>6}{'P':>7}{'R':>7}{'F1':>7}" + "".join(f"{n:>13}" for n in others)]
     for name, s in ours["per_file"].items():
-        print(f"{name[-31:]:<32}{s.pages:>6}{s.sites:>6}{s.precision:>7.3f}{s.recall:>7.3f}{s.f1:>7.3f}"
-              + "".join(f"{results[n]['per_file'][name].f1:>13.3f}" for n in others))
-    print(f"{'mean over gold files (F1)':<32}{'':>6}{'':>6}{'':>7}{'':>7}{ours['mean_f1']:>7.3f}"
-          + "".join(f"{results[n]['mean_f1']:>13.3f}" for n in others))
-    for name, why in missing.items():
-        print(f"  {name}: {why}")
+        lines.append(f"{name[-31:]:<32}{s.pages:>6}{s.sites:>6}{s.precision:>7.3f}{s.recall:>7.3f}{s.f1:>7.3f}"
+                     + "".join(f"{results[n]['per_file'][name].f1:>13.3f}" for n in others))
+    lines.append(f"{'mean over gold files (F1)':<32}{'':>6}{'':>6}{'':>7}{'':>7}{ours['mean_f1']:>7.3f}"
+                 + "".join(f"{results[n]['mean_f1']:>13.3f}" for n in others))
+    if found < len(urls):
+        lines.append(f"  {len(urls) - found} of {len(urls)} gold pages are not in {out}'s clean_pages: "
+                     f"scored as empty text")
+    lines += [f"  {name}: {why}" for name, why in missing.items()]
+    document = {name: {"mean_f1": r["mean_f1"], "per_file": {k: vars(v) for k, v in r["per_file"].items()}}
+                for name, r in results.items()} | {"missing_peers": missing,
+                                                   "gold_pages": len(urls), "gold_pages_in_out": found}
     if args.json:
         with open(args.json, "w") as fh:
-            json.dump({name: {"mean_f1": r["mean_f1"], "per_file": {k: vars(v) for k, v in r["per_file"].items()}}
-                       for name, r in results.items()} | {"missing_peers": missing}, fh, indent=1)
+            json.dump(document, fh, indent=1)
+    if progress is None:
+        print("\n".join(lines))
+    else:
+        progress.summary(lines, {"command": "evaluate", "evaluate": document})
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -128,3 +128,31 @@ def test_an_output_judged_page_by_page_alone_is_cleaned_without_a_site_level_run
     assert "removed the earlier page_templateness" in lines[-1], lines[-1]
     with pytest.raises(MissingTables, match="no template_pagelets table for clean"):  # ... and clean needs detect
         run_clean(spark, out, QUIET, TEST.clean)
+
+
+def test_evaluate_says_when_no_gold_page_is_in_out_and_speaks_json(spark, tmp_path):
+    warc = write_warc(str(tmp_path / "one.warc.gz"), [
+        {"url": "https://x.example.com/a", "html": "<html><body><p>One page, no templates.</p></body></html>"}])
+    out = str(tmp_path / "out")
+    cli = [sys.executable, "-m", "templatemine.cli"]
+    assert subprocess.run([*cli, "run", warc, "--out", out, "--preset", "test", "--quiet", "--pagelevel", "site"],
+                          capture_output=True, text=True).returncode == 0
+    other = tmp_path / "other.jsonl"
+    other.write_text('{"url": "https://elsewhere.example.com/", "gold_text": "x"}\n')
+    done = subprocess.run([*cli, "evaluate", "--pred", out, "--gold", str(other), "--preset", "test", "--quiet"],
+                          capture_output=True, text=True)
+    assert done.returncode == 2 and f"templatemine: none of the 1 gold URL(s) of {other} is among {out}'s " \
+                                   f"clean_pages" in done.stderr, done.stderr[-2000:]
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text('{"url": "https://x.example.com/a", "gold_text": "One page, no templates."}\n'
+                    '{"url": "https://x.example.com/never-crawled", "gold_text": "Lost words."}\n')
+    done = subprocess.run([*cli, "evaluate", "--pred", out, "--gold", str(gold), "--preset", "test", "--quiet"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0 and f"1 of 2 gold pages are not in {out}'s clean_pages" in done.stdout, done.stdout
+    done = subprocess.run([*cli, "evaluate", "--pred", out, "--gold", str(gold), "--log-json", "--preset", "test"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    summary = [e for e in events if e.get("event") == "summary"]
+    assert len(summary) == 1 and summary[0]["evaluate"]["templatemine"]["mean_f1"] == 0.5  # one site: (1 + 0) / 2
+    assert (summary[0]["evaluate"]["gold_pages"], summary[0]["evaluate"]["gold_pages_in_out"]) == (2, 1)

@@ -172,6 +172,8 @@ def test_run_writes_wet_manifest_stages_and_evaluates(spark, tmp_path, capsys):
 
     from warcio.archiveiterator import ArchiveIterator
 
+    import pytest
+
     from templatemine.cli import _evaluate
     from templatemine.evaluate.bow import gold_name
 
@@ -223,6 +225,10 @@ def test_run_writes_wet_manifest_stages_and_evaluates(spark, tmp_path, capsys):
     scores = json.load(open(report))["templatemine"]["per_file"][gold_name(str(gold))]
     # two sites (example.org, example.net), one page each: the mean of 1.0 and 0.0
     assert scores["sites"] == 2 and scores["f1"] == 0.5 and "0.500" in printed
+    assert json.load(open(report))["gold_pages_in_out"] == 2 and "gold pages are not in" not in printed
+    gold.write_text(json.dumps({"url": "https://elsewhere.example.com/", "gold_text": "x"}) + "\n")
+    with pytest.raises(ValueError, match="none of the 1 gold URL"):  # a wrong --pred is not F1 0
+        _evaluate(spark, argparse.Namespace(out=out, golds=[str(gold)], peers=False, json=None))
 
 
 def test_carrier_classes_give_the_tables_of_one_join_per_shingle(spark, tmp_path):
