@@ -34,8 +34,8 @@ pagelevel/_walk.pyx is built (setup.py; about half of judge_html's time on news
 pages), with the same output bit for bit (tests/unit/test_walk.py,
 scripts/check_walk.py). It checks itself against selectolax at import and, if
 anything differs (or TEMPLATEMINE_PURE_PYTHON is set), this module's Python walk
-is used; COMPILED_WALK_ERROR says why. The NODES rows (`arrays=False`) always
-come from the Python walk.
+is used; COMPILED_WALK_ERROR says why. The NODES rows of extract (`node_rows`)
+come from the compiled walk too where it is built.
 """
 
 from __future__ import annotations

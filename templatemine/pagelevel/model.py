@@ -38,7 +38,12 @@ from templatemine.warc.inputs import is_remote, local_path
 
 MODEL_JSON = "model.json"
 LATEST = "LATEST"  # in a model root: the name of the newest version directory
-FORMAT = 1
+# Bump when a feature keeps its name but changes its meaning (the names are checked
+# by `check`, meanings are not): 2 since the <header>/<footer> scoping of
+# 2026-11-26 (479b26e) changed own_header, inside_header and tag_semantic_box.
+FORMAT = 2
+FORMAT_CHANGES = {1: "before 2026-11-26, when the <header>/<footer> scoping changed what own_header, "
+                     "inside_header and tag_semantic_box mean"}
 DEFAULT_MODEL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "default_model.json")
 
 
@@ -102,8 +107,10 @@ class PageModel:
     @classmethod
     def from_json(cls, text: str, where: str) -> "PageModel":
         raw = json.loads(text)
-        if raw.pop("format", None) != FORMAT:
-            raise ValueError(f"{where}: not a format-{FORMAT} page-level model")
+        found = raw.pop("format", None)
+        if found != FORMAT:
+            why = f" (format {found}: trained {FORMAT_CHANGES[found]}; train it again)" if found in FORMAT_CHANGES else ""
+            raise ValueError(f"{where}: not a format-{FORMAT} page-level model{why}")
         model = cls(raw["version"], tuple(raw["features"]), tuple(raw["band_lower"]),
                     tuple(tuple(c) for c in raw["coefficients"]), tuple(raw["intercepts"]), tuple(raw["pu_k"]),
                     raw.get("trained_on", {}))

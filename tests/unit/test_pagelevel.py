@@ -1,5 +1,6 @@
 """Page-level model, pure parts: the node tree, labels, judging a page, the model file."""
 
+import json
 import os
 from collections import Counter
 
@@ -148,6 +149,12 @@ def test_model_file_round_trip_and_checks(tmp_path):
         load_model(str(tmp_path / "v2"))
     with pytest.raises(ValueError, match="no page-level model"):
         load_model(str(tmp_path / "missing"))
+    # a model of the same feature names but their older meaning is refused, saying why
+    old = json.loads((tmp_path / "v1" / "model.json").read_text())
+    (tmp_path / "v1" / "model.json").write_text(json.dumps({**old, "format": 1}))
+    with pytest.raises(ValueError, match="not a format-2 page-level model .format 1: trained before 2026-11-26, "
+                                         "when the <header>/<footer> scoping changed"):
+        load_model(str(tmp_path / "v1"))
 
 
 def test_model_files_other_than_local_disk():
