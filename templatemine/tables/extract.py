@@ -171,8 +171,11 @@ def read_captures(spark: SparkSession, files: list[InputFile], config: ExtractCo
 
 def newest_captures(captures: DataFrame) -> DataFrame:
     """Mark older captures of a URL `superseded`: the newest capture wins
-    (ties broken by file and offset, so the choice is deterministic)."""
-    newest_first = Window.partitionBy("page_key").orderBy(
+    (ties broken by file and offset, so the choice is deterministic). Only
+    pages compete: a newer 304, 301 or 503 of the URL (non_2xx, with a
+    page_key too) is no capture of the page and supersedes nothing (the
+    nightly run reads a newer 404/410 as the page removed, from `records`)."""
+    newest_first = Window.partitionBy("page_key", F.col("outcome") == PAGE).orderBy(
         F.col("fetch_time").desc_nulls_last(), F.col("warc_file").desc(), F.col("warc_offset").desc()
     )
     rank = F.when(F.col("outcome") == PAGE, F.row_number().over(newest_first))

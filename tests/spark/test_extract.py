@@ -97,6 +97,22 @@ def test_newest_capture_wins_and_mirrors_are_duplicates(spark, tmp_path):
     assert t["links"].where(F.col("dst_page_key") == blog["page_key"]).count() == 4
 
 
+def test_a_newer_answer_that_is_not_a_page_supersedes_nothing(spark, tmp_path):
+    """A 200 then a 304 (or 503) of the same URL: the 200 stays the page; it was
+    marked superseded by the newer non-page answer and the URL left PAGES."""
+    html = "<html><body><p>The page as it was crawled first.</p></body></html>"
+    path = write_warc(str(tmp_path / "again.warc.gz"), [
+        {"url": "https://a.example.com/", "html": html, "date": "2026-11-01T00:00:00Z"},
+        {"url": "https://a.example.com/", "html": "", "status": "304 Not Modified", "date": "2026-11-02T00:00:00Z"},
+        {"url": "https://b.example.com/", "html": html, "date": "2026-11-01T00:00:00Z"},
+        {"url": "https://b.example.com/", "html": "busy", "status": "503 Service Unavailable",
+         "date": "2026-11-03T00:00:00Z"}])
+    manifest = run_extract(spark, expand_inputs([path]), str(tmp_path / "out"), ExtractConfig(), **QUIET)
+    assert manifest["records"]["by_outcome"] == {"page": 2, "non_2xx": 2}
+    assert sorted(r["url"] for r in _tables(spark, str(tmp_path / "out"))["pages"].collect()) == [
+        "https://a.example.com/", "https://b.example.com/"]
+
+
 def test_a_page_nested_too_deep_is_flattened_counted_and_keeps_its_links(spark, tmp_path):
     """12,000 nested <div>s (html/nesting.py): the page is parsed flattened,
     keeps every link, and the manifest counts and names it."""
