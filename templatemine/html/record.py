@@ -82,7 +82,10 @@ def extract_capture(raw: RawRecord, parser: PageParser) -> Capture:
         # kept with its URL key and date: a 404/410 is how a nightly run learns
         # that a page it holds was removed (nightly/night.py)
         url = normalize_url(raw.target_uri or "", parser.config.strip_index)
-        return Capture(raw, raw.outcome, raw.detail or f"HTTP {raw.http_status}", url=url,
+        # the status first, whatever the reader noted after it (a stream-mode offset):
+        # nightly reads "HTTP 404"/"HTTP 410" at the start as the page removed
+        detail = f"HTTP {raw.http_status}" + (f"; {raw.detail}" if raw.detail else "")
+        return Capture(raw, raw.outcome, detail, url=url,
                        page_key=page_key(url) if url else None, fetch_time=parse_warc_date(raw.warc_date))
     if raw.outcome is not None:
         return Capture(raw, raw.outcome, raw.detail)

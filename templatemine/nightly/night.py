@@ -41,6 +41,8 @@ from templatemine.tables.output import MANIFEST, RunOutput
 from templatemine.warc.inputs import InputFile
 
 GONE_STATUSES = ("HTTP 404", "HTTP 410")  # a capture that says the page is no longer there
+# ... at the start of a non_2xx record's detail, alone or before the reader's note ("HTTP 404; offset ...")
+GONE_DETAIL = "^(" + "|".join(GONE_STATUSES) + ")(;|$)"
 EPOCH = "TIMESTAMP '1970-01-01 00:00:00'"
 CRASH_ENV = "TEMPLATEMINE_NIGHTLY_CRASH_AT"  # tests: die hard at a named step, like a killed driver
 
@@ -166,7 +168,7 @@ def _merge_captures(state: State, night: str, extract_out: str, work: str, progr
     current = state.latest(PAGES).select(
         "page_key", F.expr(f"struct(coalesce(removed_at, fetch_time, {EPOCH}), warc_file, warc_offset)").alias("held"))
     # the newest event per URL this night: a page capture, or a 404/410
-    gone = records.where(F.col("outcome").eqNullSafe("non_2xx") & F.col("detail").isin(*GONE_STATUSES)
+    gone = records.where(F.col("outcome").eqNullSafe("non_2xx") & F.col("detail").rlike(GONE_DETAIL)
                          & F.col("page_key").isNotNull()).select("page_key", "fetch_time", "warc_file", "warc_offset")
     events = pages.select("page_key", "fetch_time", "warc_file", "warc_offset", F.lit(False).alias("gone")).unionByName(
         gone.withColumn("gone", F.lit(True)))

@@ -47,3 +47,23 @@ def test_legacy_charsets_of_real_pages_come_out_right():
     assert len(seen) == 16
     assert {"gb18030", "cp1251", "cp1252"} <= {cs for cs, _ in seen.values()}
     assert all("\ufffd" not in title for _, title in seen.values())
+
+
+def test_a_non_2xx_detail_starts_with_its_status_whatever_the_reader_noted():
+    """nightly/night.py reads a 404/410 at the start of the detail as the page
+    removed; a record read in stream mode carries the reader's note too, and its
+    note used to replace the status."""
+    import re
+
+    from templatemine.nightly.night import GONE_DETAIL
+
+    parser = PageParser()
+    raw = RawRecord("f.warc.gz", 7, "response", "https://example.org/a", "2026-11-01T10:00:00Z", 404, "text/html",
+                    b"", outcome="non_2xx", detail="offset in the decompressed data")
+    c = extract_capture(raw, parser)
+    assert c.detail == "HTTP 404; offset in the decompressed data" and c.page_key is not None
+    plain = extract_capture(RawRecord("f.warc.gz", 0, "response", "https://example.org/b", None, 410, None, b"",
+                                      outcome="non_2xx"), parser)
+    assert plain.detail == "HTTP 410"
+    gone = [d for d in (c.detail, plain.detail, "HTTP 4040", "HTTP 301", "HTTP 404x") if re.search(GONE_DETAIL, d)]
+    assert gone == [c.detail, plain.detail]
