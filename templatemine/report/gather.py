@@ -30,9 +30,11 @@ from pyspark.sql import functions as F
 from templatemine.report.density import MAX_BIN, WRAP_WIDTH
 from templatemine.report.render import ReportData, SiteRow, ViewerPage, render_report
 from templatemine.tables.output import RunOutput, require_tables
+from templatemine.templates.stage import current_judgement, removed_pagelets
 
 REPORT = "report.html"
 NO_SITE = "(no site)"
+MODEL_TEMPLATE = "page-level model"  # the viewer's name for the pagelets the model removed (no template_id)
 MAX_PER_SITE = 12
 
 
@@ -101,15 +103,25 @@ def gather_report(spark: SparkSession, out: str, *, max_sites: int = 100, per_si
     pages = read("pages").select("page_key", _site(), "url", "title", "warc_file", "warc_offset", "n_pagelets")
     pagelets = read("pagelets") if has["pagelets"] else None
     data.has_templates = has["templates"] and has["template_pagelets"]
-    members = read("template_pagelets").select("page_key", "ordinal", "template_id").dropDuplicates(
-        ["page_key", "ordinal"]) if data.has_templates else None
+    # the pagelets clean removes (or would): the site-level templates and the page-level
+    # model's judgement together, as clean combines them, so the counts, the density plot
+    # and the viewer's shading agree with clean_pages (template_id null: the model's)
+    judged = current_judgement(spark, out)
+    members = None
+    if data.has_templates or judged is not None:
+        site_level = read("template_pagelets") if has["template_pagelets"] else spark.createDataFrame(
+            [], "page_key long, ordinal int, template_id long")
+        members = removed_pagelets(site_level, judged).dropDuplicates(["page_key", "ordinal"])
 
     say("report: per-site aggregates")
     site_pages = pages.groupBy("site").agg(F.count("*").alias("pages"))
+    if members is not None:  # clean run or not
+        site_pages = site_pages.join(members.select("page_key").distinct().join(pages.select("page_key", "site"),
+                                                                               "page_key")
+                                     .groupBy("site").agg(F.count("*").alias("pages_with_templates")), "site", "left")
     if has["clean_pages"]:
-        per_page = read("clean_pages").select(_site(), "template_token_fraction", "n_template_pagelets")
+        per_page = read("clean_pages").select(_site(), "template_token_fraction")
         site_pages = site_pages.join(per_page.groupBy("site").agg(
-            F.sum((F.col("n_template_pagelets") > 0).cast("long")).alias("pages_with_templates"),
             F.avg("template_token_fraction").alias("mean_template_fraction")), "site", "left")
     marked = None
     if pagelets is not None:
@@ -141,7 +153,7 @@ def gather_report(spark: SparkSession, out: str, *, max_sites: int = 100, per_si
     if has["clean_pages"]:
         totals["mean_template_fraction"] = read("clean_pages").agg(F.avg("template_token_fraction")).first()[0]
     if members is not None:
-        totals["templates"] = members.select("template_id").distinct().count()
+        totals["templates"] = members.where(F.col("template_id").isNotNull()).select("template_id").distinct().count()
     data.totals = _site_row({"site": "", **totals})
 
     if data.has_templates:
@@ -225,7 +237,8 @@ def _viewer_sample(spark, data: ReportData, pages, pagelets, members, has, read,
         for r in sorted(rows, key=lambda r: (r["page_key"], r["ordinal"])):
             by_page[r["page_key"]].append({
                 "ordinal": r["ordinal"], "dom_path": r["dom_path"], "dom_label": r["dom_label"],
-                "template_id": str(r["template_id"]), "n_tokens": r["n_tokens"], "text": r["text"]})
+                "template_id": MODEL_TEMPLATE if r["template_id"] is None else str(r["template_id"]),
+                "n_tokens": r["n_tokens"], "text": r["text"]})
     # the HTML, a seek per record, grouped by file
     offsets: dict[str, list[int]] = defaultdict(list)
     for r in chosen:
@@ -250,7 +263,7 @@ def _viewer_sample(spark, data: ReportData, pages, pagelets, members, has, read,
             url=r["url"], site=r["site"], title=r["title"] or "", html=page_html, n_pagelets=r["n_pagelets"] or 0,
             template_token_fraction=float(r["template_token_fraction"] or 0.0) if per_page is not None else 0.0,
             template_pagelets=by_page.get(r["page_key"], [])))
-    ids = sorted({t["template_id"] for p in data.viewer_pages for t in p.template_pagelets})
+    ids = sorted({t["template_id"] for p in data.viewer_pages for t in p.template_pagelets} - {MODEL_TEMPLATE})
     if ids and has["templates"]:
         wanted = spark.createDataFrame([(int(i),) for i in ids], "template_id long")
         for r in read("templates").join(F.broadcast(wanted), "template_id").select(

@@ -22,13 +22,13 @@ import time
 from dataclasses import asdict
 from typing import Callable
 
-from pyspark.sql import SparkSession
+from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from templatemine.clean.clean import clean_links, clean_pages
 from templatemine.config import CleanConfig, DetectConfig
 from templatemine.tables.cache import persisted, released
-from templatemine.tables.output import RunOutput, extract_config, new_run_id, path_exists, require_tables
+from templatemine.tables.output import RunOutput, extract_config, new_run_id, path_exists, read_text, require_tables
 from templatemine.templates.detect import (GLOBAL, LOCAL, evidence_filter, global_template_pagelets,
                                            local_template_pagelets, template_id, templates_table)
 
@@ -160,7 +160,8 @@ def run_clean(spark: SparkSession, out: str, progress: Callable[[str], None] = p
              and json.loads(output.read_text(output.final("pagelevel.json")) or "{}").get("detect_run_id") is None)
     require_tables(spark, out, ("pages", "pagelets", "links", *(() if alone else (TEMPLATE_PAGELETS,))), "clean")
     pages, pagelets, links = (_read(spark, out, n) for n in ("pages", "pagelets", "links"))
-    members = pagelets.select("page_key", "ordinal").limit(0) if alone else _read(spark, out, TEMPLATE_PAGELETS)
+    members = (pagelets.select("page_key", "ordinal", F.lit(None).cast("long").alias("template_id")).limit(0)
+               if alone else _read(spark, out, TEMPLATE_PAGELETS))
     progress(f"clean: removing template pagelets from pages and links in {out}")
     try:
         cleaned = clean_pages(pages, pagelets, members)
@@ -179,12 +180,7 @@ def run_clean(spark: SparkSession, out: str, progress: Callable[[str], None] = p
         if judged is None:
             cleaned = cleaned.withColumn("mode", F.lit("site"))
         else:  # pages judged by the model: their text and template pagelets from there
-            # page mode judges by the model alone; hybrid removes the site-level templates first, so
-            # their pagelets leave clean_links too (those without text give the model no words to judge)
-            page_members = judged.select("page_key", F.explode("template_pagelets").alias("ordinal"))
-            removed = members.select("page_key", "ordinal").join(
-                judged.where(F.col("mode") == "page").select("page_key"), "page_key", "left_anti") \
-                .unionByName(page_members)
+            removed = removed_pagelets(members, judged)
             counts = removed.join(judged.select("page_key"), "page_key", "left_semi").groupBy("page_key").agg(
                 F.countDistinct("ordinal").alias("page_template_pagelets"))
             cleaned = cleaned.join(judged.select(
@@ -219,6 +215,31 @@ def run_clean(spark: SparkSession, out: str, progress: Callable[[str], None] = p
     if not wet:
         output.remove(WET)  # an earlier run's WET files would not match this clean_pages
     return manifest
+
+
+def removed_pagelets(members: DataFrame, judged: DataFrame | None) -> DataFrame:
+    """(page_key, ordinal, template_id) of the pagelets clean removes: the
+    site-level template pagelets (`members`), except on pages the model judged
+    in page mode (the model alone), and those the model removed
+    (page_templateness.template_pagelets; template_id null unless a site-level
+    template too). Hybrid removes the site-level templates first, so their
+    pagelets go, links included, even those without words for the model to
+    judge. The report counts and shades the same set."""
+    site = members.select("page_key", "ordinal", "template_id")
+    if judged is None:
+        return site
+    site = site.join(judged.where(F.col("mode") == "page").select("page_key"), "page_key", "left_anti")
+    model = judged.select("page_key", F.explode("template_pagelets").alias("ordinal")) \
+        .join(site, ["page_key", "ordinal"], "left_anti").withColumn("template_id", F.lit(None).cast("long"))
+    return site.unionByName(model)
+
+
+def current_judgement(spark: SparkSession, out: str, progress: Callable[[str], None] = lambda _m: None):
+    """OUT/page_templateness when the page-level stage ran after OUT's last
+    detect (pagelevel.json names detect's run) or with no detect at all; None
+    otherwise."""
+    return _page_level(spark, RunOutput(spark, out.rstrip("/"), "read"), out.rstrip("/"),
+                       json.loads(read_text(spark, f"{out.rstrip('/')}/detect.json") or "{}"), progress)
 
 
 def _page_level(spark, output: RunOutput, out: str, detected: dict, progress):

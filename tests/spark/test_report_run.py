@@ -214,3 +214,36 @@ def test_viewer_shades_the_template_pagelets_of_a_page_in_chromium(spark, run_ou
         head = fh.read(8)
     assert head == b"\x89PNG\r\n\x1a\n"
     assert os.path.getsize(png) > 15_000  # a blank 1280x1000 page compresses to ~6 KB
+
+
+def test_the_report_counts_and_shades_what_clean_removed_with_the_page_level_model(spark, run_out, tmp_path):
+    """With page_templateness (`--pagelevel auto`: example.com's 8 pages in page
+    mode, example.org's 11 in hybrid) the report's counts, density plot and
+    shading are clean's removals (templates/stage.py `removed_pagelets`), not the
+    site-level templates alone beside clean's fractions; the model's own pagelets
+    are shaded as "page-level model". Without clean, pages with templates still
+    counts them."""
+    import shutil
+
+    from templatemine.config import PageLevelConfig
+    from templatemine.pagelevel.stage import run_pagelevel
+    from templatemine.report.gather import MODEL_TEMPLATE
+
+    out = str(tmp_path / "out")
+    shutil.copytree(run_out[0], out)
+    judged = run_pagelevel(spark, out, PageLevelConfig(mode="auto", min_site_pages=10), **QUIET)
+    assert set(judged["modes"]) == {"page", "hybrid"}
+    before_clean = gather_report(spark, out)
+    run_clean(spark, out, **QUIET)
+    data = gather_report(spark, out)
+    clean = spark.read.parquet(f"{out}/clean_pages").collect()
+    for s in data.sites:
+        mine = [r for r in clean if r["site"] == s.site]
+        assert s.pages_with_templates == sum(r["n_template_pagelets"] > 0 for r in mine) > 0, s.site
+        assert s.template_pagelets == sum(r["n_template_pagelets"] for r in mine), s.site
+    assert [(s.site, s.pages_with_templates, s.template_pagelets) for s in before_clean.sites] == [
+        (s.site, s.pages_with_templates, s.template_pagelets) for s in data.sites]
+    removed = {r["url"]: r["n_template_pagelets"] for r in clean}
+    assert data.viewer_pages and all(len(p.template_pagelets) == removed[p.url] for p in data.viewer_pages)
+    page_mode = [p for p in data.viewer_pages if p.site == "example.com"]
+    assert page_mode and all(t["template_id"] == MODEL_TEMPLATE for p in page_mode for t in p.template_pagelets)
