@@ -199,11 +199,14 @@ VIEWER_JS = r"""
   }
 
   function fromHash() {
-    var m = /(?:^#|&)page=([^&]*)/.exec(location.hash);
+    // page=INDEX or page=URL, the URL escaped or as stored (it may hold & and %XX itself:
+    // everything after "page=" up to a trailing "&only" is the value)
+    var m = /(?:^#|&)page=(.*?)(?:&only)?$/.exec(location.hash);
     if (!m) return null;
-    var v = decodeURIComponent(m[1]);
+    var raw = m[1], v = raw;
+    try { v = decodeURIComponent(raw); } catch (e) { v = raw; }  // a stray % is no reason to stop the viewer
     if (/^\d+$/.test(v) && +v < pages.length) return +v;
-    for (var i = 0; i < pages.length; i++) if (pages[i].url === v) return i;
+    for (var i = 0; i < pages.length; i++) if (pages[i].url === v || pages[i].url === raw) return i;
     return -1;
   }
 

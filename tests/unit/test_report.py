@@ -6,6 +6,8 @@ import json
 import re
 from html.parser import HTMLParser
 
+import pytest
+
 from templatemine.html.page import PageParser
 from templatemine.report.density import MAX_BIN, density_bin, density_histogram, text_density, wrap
 from templatemine.report.render import (REPORT_CSP, ReportData, SiteRow, ViewerPage, _script_json, render_report,
@@ -175,3 +177,29 @@ def test_stage_rows_and_script_json():
     value = {"html": "<script>x</script><!-- \u2028", "n": 1}
     text = _script_json(value)
     assert "<" not in text and json.loads(text) == value
+
+
+def test_the_viewers_hash_finds_a_page_by_its_url_escaped_or_not(tmp_path):
+    """report.html#page=URL: stored URLs hold & and %XX themselves; the viewer
+    matched only the fully escaped form, and a stray % threw and left it empty."""
+    import re
+    import shutil
+    import subprocess
+
+    from templatemine.report import assets
+
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("no node to run the viewer's script")
+    script = next(v for v in vars(assets).values() if isinstance(v, str) and "function fromHash" in v)
+    body = re.search(r"  function fromHash\(\) \{.*?\n  \}\n", script, re.S).group(0)
+    harness = tmp_path / "hash.js"
+    harness.write_text(
+        'var pages = [{url: "https://ex.com/"}, {url: "https://ex.com/wiki/Caf%C3%A9?a=1&b=2"}];\n'
+        "var location = {hash: ''};\n" + body + "\n"
+        "for (var h of process.argv.slice(2)) { location.hash = h; console.log(JSON.stringify(fromHash())); }\n")
+    hashes = ["#page=1", "#page=https%3A%2F%2Fex.com%2Fwiki%2FCaf%25C3%25A9%3Fa%3D1%26b%3D2",
+              "#page=https://ex.com/wiki/Caf%C3%A9?a=1&b=2", "#page=https://ex.com/%E0", "#page=1&only", "#x"]
+    done = subprocess.run([node, str(harness), *hashes], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["1", "1", "1", "-1", "1", "null"]
