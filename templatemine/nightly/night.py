@@ -63,6 +63,17 @@ def capture_order(prefix: str) -> str:
     return f"struct(coalesce({prefix}.fetch_time, {EPOCH}), {prefix}.warc_file, {prefix}.warc_offset)"
 
 
+def held_order(prefix: str = "") -> str:
+    """What the state holds for a URL, in capture_order's terms: its capture, or,
+    once removed, the removal's time alone (file and offset lowest): the state
+    keeps the removed capture's file and offset, not the 404's, and comparing
+    those made a re-run of a killed night miss its own removal whenever the
+    404's file sorted before the page's."""
+    p = f"{prefix}." if prefix else ""
+    return (f"struct(coalesce({p}removed_at, {p}fetch_time, {EPOCH}), "
+            f"if({p}removed_at IS NULL, {p}warc_file, ''), if({p}removed_at IS NULL, {p}warc_offset, CAST(-1 AS BIGINT)))")
+
+
 def run_night(spark: SparkSession, state_root: str, files: list[InputFile], config: Config,
               progress: Callable[[str], None] = print) -> dict:
     """Ingest the files no committed night has ingested; returns the night's summary
@@ -165,8 +176,7 @@ def _merge_captures(state: State, night: str, extract_out: str, work: str, progr
     # every record, once: (file, offset) is the record's identity
     metrics = {"records": state.merge(RECORDS, records.select(*S.RECORDS_SCHEMA.names),
                                       ["warc_file", "warc_offset"], update_all=False)}
-    current = state.latest(PAGES).select(
-        "page_key", F.expr(f"struct(coalesce(removed_at, fetch_time, {EPOCH}), warc_file, warc_offset)").alias("held"))
+    current = state.latest(PAGES).select("page_key", F.expr(held_order()).alias("held"))
     # the newest event per URL this night: a page capture, or a 404/410
     gone = records.where(F.col("outcome").eqNullSafe("non_2xx") & F.col("detail").rlike(GONE_DETAIL)
                          & F.col("page_key").isNotNull()).select("page_key", "fetch_time", "warc_file", "warc_offset")
@@ -181,9 +191,8 @@ def _merge_captures(state: State, night: str, extract_out: str, work: str, progr
 
     page_rows = pages.join(winners, "page_key", "left_semi").withColumn(
         "removed_at", F.lit(None).cast("timestamp")).withColumn("night", F.lit(night))
-    held = f"struct(coalesce(t.removed_at, t.fetch_time, {EPOCH}), t.warc_file, t.warc_offset)"
     metrics[PAGES] = state.merge(PAGES, page_rows.select(*STATE_PAGES_SCHEMA.names), ["page_key"],
-                                 update_when=f"{capture_order('s')} >= {held}")
+                                 update_when=f"{capture_order('s')} >= {held_order('t')}")
     if removed.take(1):
         metrics["removals"] = state.merge(
             PAGES, removed, ["page_key"], insert=False,

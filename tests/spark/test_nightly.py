@@ -228,3 +228,33 @@ def test_a_state_from_before_a_new_column_gains_it(spark, tmp_path):
     assert comment in judged[7]["clean_text"] and judged[7]["unlikely_tokens"] == 0  # old rows: no rule
     assert judged[7]["outside_article_tokens"] == 0
     assert comment not in judged[8]["clean_text"] and judged[8]["unlikely_tokens"] == len(comment.split())
+
+
+def test_a_rerun_night_keeps_its_removal_when_the_404s_file_sorts_first(spark, nights, tmp_path):
+    """Killed after the pages MERGE (which marked night 2's 404 removed), night 2
+    is run again. The state holds the removed capture's file and offset, not the
+    404's: compared with those, a 404 from a file that sorts before the page's
+    was no longer newer, so the re-run did not count the removal, and a site with
+    no other news that night was not re-detected (night.py `held_order`)."""
+    import shutil
+
+    from pyspark.sql import functions as F
+
+    from templatemine.nightly.night import CRASH_ENV
+    from templatemine.nightly.state import State
+
+    first, second = str(tmp_path / "z-night1.warc.gz"), str(tmp_path / "a-night2.warc.gz")  # the 404's sorts first
+    shutil.copy(nights[0], first)
+    shutil.copy(nights[1], second)
+    state = str(tmp_path / "state")
+    _night(spark, state, [first])
+    env = {**os.environ, CRASH_ENV: "pages", "PYTHONPATH": repo_root()}
+    proc = subprocess.run([sys.executable, "-m", "templatemine.cli", "nightly", "--state", state, first, second,
+                           "--preset", "test", "--quiet"], env=env, capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 86, proc.stderr[-2000:]
+    rerun = _night(spark, state, [first, second])
+    assert rerun["pages_removed"] == 1  # as in the uninterrupted run A
+    gone = State(spark, state).read_table("pages").where(F.col("removed_at").isNotNull()).collect()
+    assert [r["url"] for r in gone] == ["https://blog.example.org/"]
+    clean = spark.read.parquet(f"{rerun['output']}/clean_pages")
+    assert clean.where(F.col("url") == "https://blog.example.org/").count() == 0
