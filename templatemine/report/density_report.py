@@ -46,7 +46,10 @@ from templatemine.tables.output import path_exists, require_tables
 
 DENSITY_DIR = "density"
 FILES = ("density.html", "density.png", "density.json")
-SPARK_TERM_PATTERN = r"(?U)\w+"  # Java's \w with Unicode classes, as Python's re \w (typicality.TERM_PATTERN)
+# Python's re \w (typicality.TERM_PATTERN) in Java: letters, numbers, underscore. Not Java's
+# (?U)\w, which also takes combining marks and only decimal digits (Hindi's vowel signs and a
+# decomposed "é" split words in Python and not in Spark; "²" the other way round)
+SPARK_TERM_PATTERN = r"[\p{L}\p{N}_]+"
 FIT_COLOR, CLASS1_COLOR, CLASS2_COLOR, NORMAL_COLOR = "#1d232b", "#2f6db5", "#7b52ab", "#8a8f98"
 # the poster's numbers, shown beside ours
 PAPER = {"modes": [2, 12], "r2": 0.998, "rmse": 0.0021, "boundary": 8, "min_doc_freq": 100, "n_terms": 2938,

@@ -35,7 +35,7 @@ PARTITION_BOUNDARY = 8  # pi1: rounded density <= 8, pi2: >= 9 (section 3)
 MIN_DOC_FREQ = 100  # w1u2 >= 100 (section 3), on 356,437 documents
 TYPICAL = 0.05  # |eps| >= 0.05 counts as typical of a class (section 3: 20% / 42.7% of the terms)
 TOP_TERMS = 10  # Table 1
-TERM_PATTERN = r"\w+"  # terms: lower-cased word characters (Spark: "(?U)\w+", the same Unicode classes)
+TERM_PATTERN = r"\w+"  # terms: lower-cased word characters (Spark: density_report.SPARK_TERM_PATTERN)
 
 
 def partition(density_bin: int, boundary: int = PARTITION_BOUNDARY) -> int:

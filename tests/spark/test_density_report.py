@@ -117,3 +117,21 @@ def test_density_report_without_templates_and_rerun(spark, outs, tmp_path):
     assert sorted(os.listdir(dest)) == sorted(FILES)
     assert os.listdir(tmp_path) == ["dens"]
     assert again["histogram"] == first["histogram"] and again["typicality"] == first["typicality"]
+
+
+def test_spark_finds_the_terms_python_finds_in_any_script(spark):
+    """Table 1's terms are counted in Spark (SPARK_TERM_PATTERN) and checked
+    against typicality.terms in Python: the two patterns must split the same
+    words, combining marks, other digits and underscores included."""
+    import re
+
+    from pyspark.sql import functions as F
+
+    from templatemine.report.density_report import SPARK_TERM_PATTERN
+    from templatemine.report.typicality import TERM_PATTERN
+
+    texts = ["हिन्दी भाषा", "cafe\u0301 re\u0301sume\u0301", "x² and ½ cup", "snake_case, CamelCase; 2026-11-26",
+             "北京 下雨", "مرحبا بالعالم", "Ⅻ chapters", "tab\tand\u00a0nbsp"]
+    got = [r["t"] for r in spark.createDataFrame([(t,) for t in texts], "text string").select(
+        F.regexp_extract_all(F.lower("text"), F.lit(SPARK_TERM_PATTERN), 0).alias("t")).collect()]
+    assert got == [re.findall(TERM_PATTERN, t.lower()) for t in texts]
