@@ -4,6 +4,7 @@ S3 is moto's server on 127.0.0.1, read through pyarrow in this process."""
 
 import os
 import socket
+import urllib.request
 from urllib.parse import urlsplit
 
 import pytest
@@ -27,6 +28,9 @@ def s3():
         port = s.getsockname()[1]
     server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
     server.start()
+    # moto's backends are global to the process: start empty, whatever an earlier test left
+    # (tests/spark/test_s3_input.py's WARCs under the same bucket, in a whole-suite run)
+    urllib.request.urlopen(urllib.request.Request(f"http://127.0.0.1:{port}/moto-api/reset", method="POST"))
     env = {**AWS_ENV, "AWS_ENDPOINT_URL": f"http://127.0.0.1:{port}"}
     saved = {k: os.environ.get(k) for k in env}
     os.environ.update(env)
