@@ -153,11 +153,11 @@ def run_clean(spark: SparkSession, out: str, progress: Callable[[str], None] = p
               config: CleanConfig = CleanConfig()) -> dict:
     started = time.time()
     output = RunOutput(spark, out, new_run_id())
+    detected = json.loads(output.read_text(output.final("detect.json")) or "{}")
+    judged = _page_level(spark, output, out, detected, progress)
     # an output judged page by page with no site-level run (`pagelevel --pagelevel page`
     # after extract) is cleaned by the model alone: it needs no template_pagelets
-    alone = (not path_exists(spark, f"{output.out}/{TEMPLATE_PAGELETS}")
-             and path_exists(spark, f"{output.out}/page_templateness")
-             and json.loads(output.read_text(output.final("pagelevel.json")) or "{}").get("detect_run_id") is None)
+    alone = judged is not None and not path_exists(spark, output.final(TEMPLATE_PAGELETS))
     require_tables(spark, out, ("pages", "pagelets", "links", *(() if alone else (TEMPLATE_PAGELETS,))), "clean")
     pages, pagelets, links = (_read(spark, out, n) for n in ("pages", "pagelets", "links"))
     members = (pagelets.select("page_key", "ordinal", F.lit(None).cast("long").alias("template_id")).limit(0)
@@ -165,7 +165,6 @@ def run_clean(spark: SparkSession, out: str, progress: Callable[[str], None] = p
     progress(f"clean: removing template pagelets from pages and links in {out}")
     try:
         cleaned = clean_pages(pages, pagelets, members)
-        detected = json.loads(output.read_text(output.final("detect.json")) or "{}")
         if detected.get("mode") in (ETDM, COMBINED):  # node level: the text left by the mapping
             progress("clean: node-level text of the etdm mapping (page_templates)")
             node = _read(spark, out, PAGE_TEMPLATES).where(F.col("clean_text").isNotNull()).select(
@@ -175,7 +174,6 @@ def run_clean(spark: SparkSession, out: str, progress: Callable[[str], None] = p
                 "page_key", "url", "site", F.coalesce("node_text", "clean_text").alias("clean_text"),
                 F.coalesce("node_fraction", "template_token_fraction").alias("template_token_fraction"),
                 "n_template_pagelets")
-        judged = _page_level(spark, output, out, detected, progress)
         removed = members
         if judged is None:
             cleaned = cleaned.withColumn("mode", F.lit("site"))
