@@ -12,9 +12,16 @@ what a crawl-scale reader needs:
   file), so good records after a bad one are kept;
 - a file compressed as one gzip stream instead of one member per record (which
   warcio refuses), and a record that gzip members split in the middle ("wrong
-  chunking"), are read on as one continuous decompressed stream; offsets of the
-  records read that way are positions in that stream (their `detail` says so).
-  Damaged compressed data (bad CRC, torn deflate) met in that mode ends the file.
+  chunking"), are read on as one continuous decompressed stream. A record read
+  that way gets the offset of the gzip member it starts in when it starts at
+  the member's first byte (seekable, like any other), else that offset plus its
+  rank among the records starting inside the member, a number no other record
+  of the file has (a member holds fewer record starts than it has bytes; its
+  `detail` says the record was read so);
+- damaged compressed data (a gzip member cut short or corrupt, garbage between
+  members), met in either mode, is reported as `malformed` at the byte where it
+  starts, and reading resumes at the next gzip member that starts a record:
+  the records after a torn member are kept, none is counted twice.
 
 Nothing here imports pyspark: `iter_records` is the pure per-file function that
 the Spark stage calls inside `mapInArrow`.
@@ -22,7 +29,7 @@ the Spark stage calls inside `mapInArrow`.
 
 from __future__ import annotations
 
-import gzip
+import bisect
 import io
 import logging
 import zlib
@@ -186,26 +193,29 @@ _SPLIT = "record continues past its gzip member"
 
 
 def _records(path, it, state: _Reading, max_payload_bytes: int, base: int = 0, note: str = "", skip: int = 0,
-             members: bool = False):
+             members: bool = False, where=None):
     """Yield the records of one ArchiveIterator run (after the first `skip`);
-    return None at a clean end or (offset, error) where the iterator failed.
-    With `members` (gzip read member by member), a truncated record is not
-    yielded but returned as (offset, _SPLIT): it may go on in the next member."""
+    return None at a clean end or (position, error) where the iterator failed
+    (position: `base` + the iterator's offset). A record's offset is its
+    position, or `where(position)` when given (stream mode). With `members`
+    (gzip read member by member), a truncated record is not yielded but
+    returned as (offset, _SPLIT): it may go on in the next member."""
     try:
         for rec in it:
             if skip:
                 skip -= 1
                 continue
-            offset = base + it.offset
-            state.last_offset = offset
+            offset = base + it.offset if where is None else where(base + it.offset)
+            previous, state.last_offset = state.last_offset, offset
             state.yielded += 1
             try:
                 raw = _candidate(rec, path, offset, max_payload_bytes)
                 if note:
                     raw.detail = f"{raw.detail}; {note}" if raw.detail else note
             except TruncatedRecord as exc:
-                if members:
+                if members:  # not reported: stream mode reads it (or reports it)
                     state.yielded -= 1
+                    state.last_offset = previous
                     return offset, _SPLIT
                 raw = _malformed(path, offset, getattr(rec, "rec_type", None), exc, note)
             except Exception as exc:  # damaged payload: bad chunking, truncated gzip...
@@ -232,18 +242,38 @@ def iter_records(path: str, fh: BinaryIO, max_payload_bytes: int = 10 << 20) -> 
         it = ArchiveIterator(fh)
         failure = yield from _records(path, it, state, max_payload_bytes, members=gzipped)
         if failure is None:
-            return
+            if not gzipped:
+                return
+            # warcio ends quietly at a gzip member it cannot inflate (it prints
+            # the zlib error): a torn member looks like the end of the file
+            resumed = yield from _after_quiet_end(path, fh, pos, state)
+            if resumed is None:
+                return
+            pos = resumed
+            continue
         bad, message = failure
         if message == _SPLIT:
             # members split mid-record ("wrong chunking"): decompress across them
             log.warning("%s: %s at offset %d: reading on as one stream", path, _SPLIT, bad)
-            yield from _stream_mode(path, fh, bad, state, max_payload_bytes)
-            return
+            resumed = yield from _stream_mode(path, fh, bad, state, max_payload_bytes)
+            if resumed is None:
+                return
+            pos = resumed
+            continue
         if "non-chunked gzip" in message:
             # one gzip stream for the whole file: read it sequentially
             log.warning("%s is one gzip stream, not one member per record: reading it sequentially", path)
-            yield from _stream_mode(path, fh, 0, state, max_payload_bytes, skip=state.yielded)
-            return
+            resumed = yield from _stream_mode(path, fh, 0, state, max_payload_bytes, skip=state.yielded)
+            if resumed is None:
+                return
+            pos = resumed
+            continue
+        last = state.last_offset if state.last_offset >= pos else None
+        if gzipped and last is not None and last < bad and _member_end(fh, last) is None:
+            # the last record's member does not inflate to its end (cut short):
+            # warcio read on into the next members as if they were its data, so
+            # `bad` may lie past records never read; the damage starts after `last`
+            bad = last + 1
         if bad != state.last_offset:  # not already reported as a damaged payload
             yield _malformed(path, bad, None, message)
             state.last_offset = bad
@@ -251,11 +281,56 @@ def iter_records(path: str, fh: BinaryIO, max_payload_bytes: int = 10 << 20) -> 
         if nxt is None and gzipped:
             # no later gzip member starts a record: members split mid-record
             # ("wrong chunking"); decompress on across member boundaries
-            yield from _stream_mode(path, fh, bad, state, max_payload_bytes, resync=True)
-            return
+            resumed = yield from _stream_mode(path, fh, bad, state, max_payload_bytes, resync=True)
+            if resumed is None:
+                return
+            nxt = resumed
         if nxt is None:
             return
         pos = nxt
+
+
+def _member_end(fh: BinaryIO, at: int) -> int | None:
+    """Where the gzip member starting at byte `at` ends (None: it does not
+    inflate to its end: cut short, corrupt, or the file ends inside it)."""
+    fh.seek(at)
+    d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    pos = at
+    while not d.eof:
+        block = fh.read(_SCAN_BLOCK)
+        if not block:
+            return None
+        pos += len(block)
+        data = block
+        try:
+            while data and not d.eof:  # bounded output: a small member may inflate to gigabytes
+                d.decompress(data, _SCAN_BLOCK)
+                data = d.unconsumed_tail
+        except zlib.error:
+            return None
+    return pos - len(d.unused_data)
+
+
+def _after_quiet_end(path: str, fh: BinaryIO, pos: int, state: _Reading):
+    """After warcio ended quietly reading gzip members from byte `pos`: if a
+    later member starts a record, report the damaged data before it as one
+    `malformed` record (at the end of the last good member, where a torn
+    member starts) and return that member's offset to read on from; None at
+    the true end of the file."""
+    last = state.last_offset if state.last_offset >= pos else None
+    nxt = find_next_record(fh, (pos if last is None else last) + 1, True)
+    if nxt is None:
+        return None
+    if last is None:
+        at = pos
+    else:
+        end = _member_end(fh, last)
+        # the last record's own member is damaged past its record: the damage is after `last`
+        at = end if end is not None and end < nxt else last + 1
+    yield _malformed(path, at, None, f"damaged gzip data from byte {at} (a gzip member cut short or corrupt)",
+                     f"reading resumes at the next record, byte {nxt}")
+    state.last_offset = at
+    return nxt
 
 
 class _Prefixed(io.RawIOBase):
@@ -307,60 +382,172 @@ def _discard(stream, n: int) -> None:
         n -= len(block)
 
 
+class GzipDamage(OSError):
+    """The gzip data is damaged from byte `at` of the file on."""
+
+    def __init__(self, at: int, what: str):
+        super().__init__(f"damaged gzip data at byte {at}: {what}")
+        self.at = at
+
+
+class _Members(io.RawIOBase):
+    """The gzip members of `fh` from byte `start` on, inflated as one stream
+    (what gzip.GzipFile reads), knowing where each member starts both in the
+    file and in the stream; damage raises GzipDamage at the byte it starts."""
+
+    def __init__(self, fh: BinaryIO, start: int):
+        self._fh = fh
+        fh.seek(start)
+        self._in = b""  # compressed bytes read, not yet inflated
+        self._at = start  # file offset of self._in[0]
+        self._d = None  # the member being inflated
+        self._member = start
+        self._out = 0  # stream bytes produced
+        self.starts: list[int] = []  # per member: its first byte in the stream ...
+        self.offsets: list[int] = []  # ... and in the file
+        self.damage: GzipDamage | None = None
+
+    def readable(self):
+        return True
+
+    def _more(self) -> bool:
+        block = self._fh.read(_SCAN_BLOCK)
+        self._in += block
+        return bool(block)
+
+    def readinto(self, buffer) -> int:
+        if self.damage is None:
+            try:
+                return self._inflate(buffer)
+            except GzipDamage as exc:
+                self.damage = exc
+        raise self.damage  # and again on every later read: nothing past damage is guessed at
+
+    def _inflate(self, buffer) -> int:
+        while True:
+            if self._d is None:  # between members: the next one, or the end
+                while len(self._in) < 3 and self._more():
+                    pass
+                zeros = len(self._in) - len(self._in.lstrip(b"\0"))  # padding, as gzip.GzipFile skips it
+                self._in, self._at = self._in[zeros:], self._at + zeros
+                if not self._in:
+                    if zeros and self._more():
+                        continue
+                    return 0
+                if len(self._in) < 3 and not self._more():
+                    raise GzipDamage(self._at, "not a gzip member")
+                if not self._in.startswith(GZIP_MAGIC):
+                    raise GzipDamage(self._at, "not a gzip member")
+                self._d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+                self._member = self._at
+                self.starts.append(self._out)
+                self.offsets.append(self._at)
+            if not self._in and not self._more():
+                raise GzipDamage(self._member, "the file ends inside this gzip member")
+            try:
+                out = self._d.decompress(self._in, len(buffer))
+            except zlib.error as exc:
+                raise GzipDamage(self._member, str(exc)) from None
+            rest = self._d.unused_data if self._d.eof else self._d.unconsumed_tail
+            self._at += len(self._in) - len(rest)
+            self._in = rest
+            if self._d.eof:
+                self._d = None
+            if out:
+                buffer[: len(out)] = out
+                self._out += len(out)
+                return len(out)
+
+
 def _stream_mode(path, fh, start: int, state: _Reading, max_payload_bytes: int, skip: int = 0, resync: bool = False):
     """Read the gzip data from byte `start` on as one continuous decompressed
-    stream (gzip members concatenate); offsets are then positions in that
-    decompressed stream. After a failure, decompression restarts and the
-    search for the next record resumes one byte past the failed one."""
-    note = f"offset in the data decompressed from byte {start}" if start else "offset in the decompressed data"
+    stream (gzip members concatenate). A record's offset is that of the member
+    it starts in, plus its rank among the records starting inside the member
+    unless it starts at the member's first byte. After a failure to parse,
+    decompression restarts and the search for the next record resumes one
+    byte past the failed one; after damaged gzip data, return the offset of
+    the next member that starts a record, for reading on member by member
+    (None: the end of the file)."""
+    note = f"read across gzip members from byte {start}"
     expect_record = not resync and not skip  # a record is known to start at `start`
     resume_at = 0
+    ranks: dict[int, int] = {}  # member offset -> records seen starting inside it
+    mapped: dict[int, int] = {}  # stream position -> offset given
     while True:
-        fh.seek(start)
-        gz = io.BufferedReader(gzip.GzipFile(fileobj=fh), _SCAN_BLOCK)
+        members = _Members(fh, start)
+
+        def where(position: int) -> int:
+            if position not in mapped:
+                m = bisect.bisect_right(members.starts, position) - 1
+                member = members.offsets[m]
+                if position == members.starts[m]:
+                    mapped[position] = member
+                else:
+                    ranks[member] = ranks.get(member, 0) + 1
+                    mapped[position] = member + ranks[member]
+            return mapped[position]
+
+        gz = io.BufferedReader(members, _SCAN_BLOCK)
         try:
             _discard(gz, resume_at)
             if resync:
                 stream, skipped = _skip_to_record(gz)
             else:
                 stream, skipped = io.BufferedReader(_Prefixed(b"", gz), 1 << 16), 0
-        except Exception as exc:  # the compressed data itself is broken
-            yield _malformed(path, resume_at, None, exc, note)
-            return
+        except GzipDamage as exc:  # the compressed data itself is broken
+            return (yield from _damaged(path, fh, exc, state, note))
         if stream is None:
-            return
+            return None
         base = resume_at + skipped
         it = ArchiveIterator(stream)
         before = state.yielded
-        failure = yield from _records(path, it, state, max_payload_bytes, base=base, note=note, skip=skip)
+        failure = yield from _records(path, it, state, max_payload_bytes, base=base, note=note, skip=skip,
+                                      where=where)
         skip = 0
         if failure is None:
             if state.yielded == before and expect_record:
                 # we came here for a record at `start`, and warcio ended quietly
                 # (it takes EOF for the end of the file): the file is cut inside it
                 yield _malformed(path, start, None, "file ends inside the record (truncated)", note)
-            return
-        bad, message = failure
+            return None
+        position, message = failure
+        bad = where(position) if members.starts else start
         if bad != state.last_offset:
             yield _malformed(path, bad, None, message, note)
             state.last_offset = bad
-        if any(word in message for word in ("zlib", "CRC", "BadGzipFile", "EOFError")):
-            return  # the compressed data is broken from here on
-        resume_at, resync, expect_record = bad + 1, True, False
+        if members.damage is not None:
+            return (yield from _damaged(path, fh, members.damage, state, note, reported=True))
+        resume_at, resync, expect_record = position + 1, True, False
+
+
+def _damaged(path, fh, exc: GzipDamage, state: _Reading, note: str, reported: bool = False):
+    """Damaged gzip data at byte exc.at: report it (unless the record it cut
+    was just reported) and return the next member that starts a record."""
+    nxt = find_next_record(fh, exc.at + 1, True)
+    if not reported and exc.at != state.last_offset:
+        yield _malformed(path, exc.at, None, exc, note if nxt is None else
+                         f"{note}; reading resumes at the next record, byte {nxt}")
+        state.last_offset = exc.at
+    return nxt
 
 
 def records_at(path: str, fh: BinaryIO, offsets: list[int], max_payload_bytes: int = 10 << 20) -> dict[int, RawRecord]:
     """The records that start at `offsets` (as `iter_records` numbered them):
     the way detectors that need only a few pages of a file "load" them.
 
-    Each offset is read by seeking to it (one gzip member or one record); when
-    that fails (a file read as one stream, where offsets are stream positions,
-    or damage), the file is read through `iter_records` for the rest. Offsets
-    not found are missing from the result."""
+    Each offset is read by seeking to it (one gzip member or one record) when
+    a record starts there; otherwise, or when that fails (records read in
+    stream mode, damage), the file is read through `iter_records` for the
+    rest. Offsets not found are missing from the result."""
     wanted = sorted(set(offsets))
     found: dict[int, RawRecord] = {}
     rest: list[int] = []
+    fh.seek(0)
+    gzipped = fh.read(3) == GZIP_MAGIC
     for offset in wanted:
+        if not _plausible_at(fh, offset, gzipped):  # inside a member (stream mode's ranks) or damage:
+            rest.append(offset)  # warcio would parse whatever bytes are there as a record
+            continue
         try:
             fh.seek(offset)
             rec = next(iter(ArchiveIterator(fh)))

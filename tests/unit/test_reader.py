@@ -4,6 +4,8 @@ its file and offset, nothing is lost silently."""
 
 import collections
 
+import pytest
+
 from templatemine.warc.reader import iter_records, records_at, sniff_html
 from tests.warcgen import gzip_member, sample, small_site, write_warc
 
@@ -103,11 +105,13 @@ def test_records_at_loads_pages_by_offset():
     for name in ("iana.warc.gz", "warcio-example-iana.org-chunked.warc", "warcio-example-bad-non-chunked.warc.gz",
                  "warcio-example.arc.gz"):
         path = sample(name)
-        full = {r.offset: r for r in read(path) if r.payload is not None}
+        every = read(path)
+        full = {r.offset: r for r in every if r.payload is not None}
         assert full, name
         wanted = sorted(full)[-3:]
+        absent = max(r.offset for r in every) + 1  # no record has it
         with open(path, "rb") as fh:
-            got = records_at(path, fh, wanted + [1])  # offset 1 starts no record
+            got = records_at(path, fh, wanted + [absent])
         assert sorted(got) == wanted, name
         assert all(got[o].payload == full[o].payload and got[o].target_uri == full[o].target_uri for o in wanted)
 
@@ -124,3 +128,54 @@ def test_html_at_reads_pages_back_decoded_and_says_why_not():
     assert list(errors) == [1] and "record not found" in errors[1] and "iana.warc.gz" in errors[1]
     gone, why = html_at(path + ".missing", [0])
     assert gone == {} and list(why) == [0] and "No such file" in why[0]
+
+
+def _members(n=5, words=30000):
+    """n response records, one gzip member each (~40 kB compressed), with fixed
+    record ids so that the bytes, and so the damage, are the same every run."""
+    import io
+    import random
+
+    from warcio.statusandheaders import StatusAndHeaders
+    from warcio.warcwriter import WARCWriter
+
+    members = []
+    for i in range(n):
+        rnd = random.Random(i)
+        body = "<html><body><p>" + " ".join(f"w{rnd.randrange(10 ** 6)}" for _ in range(words)) + "</p></body></html>"
+        buf = io.BytesIO()
+        writer = WARCWriter(buf, gzip=True)
+        http = StatusAndHeaders("200 OK", [("Content-Type", "text/html")], protocol="HTTP/1.1")
+        writer.write_record(writer.create_warc_record(
+            f"https://x.example/p{i}", "response", payload=io.BytesIO(body.encode()), http_headers=http,
+            warc_headers_dict={"WARC-Date": "2026-11-01T00:00:00Z", "WARC-Record-ID": f"<urn:uuid:{i:032d}>"}))
+        members.append(buf.getvalue())
+    return members
+
+
+@pytest.mark.parametrize("torn,keep", [(2, 0.5), (2, 0.1), (2, 0.02), (2, 0.001), (1, 0.2), (2, 0.2), (1, 0.9),
+                                       (1, 0.99), (3, 0.7), (0, 0.5), (4, 0.5)])
+def test_a_gzip_member_cut_short_loses_no_other_record(tmp_path, torn, keep):
+    """A member cut short in the middle of a file (a torn write, a bad copy):
+    warcio inflates on into the next members as if they were its data, or ends
+    quietly as at the end of the file. Every other record is read, at its own
+    offset, the damage is one `malformed` row, and no offset is given twice."""
+    members = _members()
+    data, offsets = b"", []
+    for i, m in enumerate(members):
+        offsets.append(len(data))
+        data += m[: int(len(m) * keep)] if i == torn else m
+    path = tmp_path / "torn.warc.gz"
+    path.write_bytes(data)
+    recs = read(str(path))
+    pages = {r.target_uri: r.offset for r in recs if r.outcome is None}
+    for i in range(len(members)):
+        if i != torn:
+            assert pages.get(f"https://x.example/p{i}") == offsets[i], (i, pages)
+    bad = [r for r in recs if r.outcome == "malformed"]
+    assert len(bad) == 1 and offsets[torn] <= bad[0].offset < (offsets[torn + 1] if torn + 1 < len(offsets)
+                                                                else len(data))
+    assert len({r.offset for r in recs}) == len(recs) <= len(members) + 1
+    with open(path, "rb") as fh:  # and each page is found again by its offset
+        again = records_at(str(path), fh, list(pages.values()))
+    assert {r.target_uri: o for o, r in again.items()} == pages

@@ -59,9 +59,9 @@ def test_a_non_2xx_detail_starts_with_its_status_whatever_the_reader_noted():
 
     parser = PageParser()
     raw = RawRecord("f.warc.gz", 7, "response", "https://example.org/a", "2026-11-01T10:00:00Z", 404, "text/html",
-                    b"", outcome="non_2xx", detail="offset in the decompressed data")
+                    b"", outcome="non_2xx", detail="read across gzip members from byte 0")
     c = extract_capture(raw, parser)
-    assert c.detail == "HTTP 404; offset in the decompressed data" and c.page_key is not None
+    assert c.detail == "HTTP 404; read across gzip members from byte 0" and c.page_key is not None
     plain = extract_capture(RawRecord("f.warc.gz", 0, "response", "https://example.org/b", None, 410, None, b"",
                                       outcome="non_2xx"), parser)
     assert plain.detail == "HTTP 410"
