@@ -193,7 +193,8 @@ VIEWER_JS = r"""
     a.href = p.url; a.textContent = p.url; a.rel = "noreferrer";
     info.appendChild(a);
     info.appendChild(document.createTextNode("  \u00b7 " + p.n_pagelets + " pagelets, " + p.template_pagelets.length +
-      " template pagelets, template share of tokens " + (100 * p.template_token_fraction).toFixed(1) + "%"));
+      " template pagelets, template share of tokens " +
+      (p.template_token_fraction == null ? "unknown" : (100 * p.template_token_fraction).toFixed(1) + "%")));
     frame.onload = function () { shade(i); };
     frame.srcdoc = p.html;
   }

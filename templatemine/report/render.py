@@ -353,9 +353,23 @@ def density_section(data: ReportData) -> str:
     return "".join(parts)
 
 
+def _finite(value):
+    """`value` with NaN and infinities as None: json.dumps writes them as NaN and
+    Infinity, which JSON.parse refuses, and the viewer would show nothing."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
+
+
 def _script_json(value) -> str:
-    """JSON safe inside <script>: no `<` at all, so no `</script>` or `<!--`."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c") \
+    """JSON safe inside <script>: no `<` at all, so no `</script>` or `<!--`;
+    strict JSON (no NaN)."""
+    return json.dumps(_finite(value), ensure_ascii=False, separators=(",", ":"), allow_nan=False) \
+        .replace("<", "\\u003c") \
         .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 

@@ -177,6 +177,10 @@ def test_stage_rows_and_script_json():
     value = {"html": "<script>x</script><!-- \u2028", "n": 1}
     text = _script_json(value)
     assert "<" not in text and json.loads(text) == value
+    # strict JSON, which JSON.parse reads: no NaN or Infinity
+    text = _script_json({"pages": [{"template_token_fraction": float("nan")}, {"x": (float("inf"), 0.5)}]})
+    assert "NaN" not in text and "Infinity" not in text
+    assert json.loads(text) == {"pages": [{"template_token_fraction": None}, {"x": [None, 0.5]}]}
 
 
 def test_the_viewers_hash_finds_a_page_by_its_url_escaped_or_not(tmp_path):
