@@ -9,12 +9,14 @@ lower-cased `\\w+` runs. Pure Python (no Spark): the evaluation joins are small.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 _WORD = re.compile(r"\w+")
+log = logging.getLogger(__name__)
 
 
 def bag(text: str) -> Counter:
@@ -49,13 +51,21 @@ def mean_scores(scores: list[tuple[float, float, float]]) -> Score:
 
 
 def read_gold(path: str) -> dict[str, str]:
-    """url -> gold text, from a gold.jsonl file."""
-    gold = {}
+    """url -> gold text, from a gold.jsonl file. A URL given twice is scored
+    once, with its last text; a warning names the file and lines."""
+    gold: dict[str, str] = {}
+    first: dict[str, int] = {}
     with open(path, encoding="utf-8") as fh:
-        for line in fh:
+        for n, line in enumerate(fh, 1):
             if line.strip():
                 row = json.loads(line)
-                gold[row["url"]] = row["gold_text"]
+                url = row["url"]
+                if url in gold:
+                    same = "the same text" if gold[url] == row["gold_text"] else "another text; the last is scored"
+                    log.warning("gold %s line %d: %s is also on line %d (%s)", path, n, url, first[url], same)
+                else:
+                    first[url] = n
+                gold[url] = row["gold_text"]
     return gold
 
 

@@ -64,3 +64,19 @@ def test_evaluate_arguments_both_forms(tmp_path):
         _evaluate_paths(build_parser().parse_args(["evaluate", "--pred", "OUT", "--gold", "nope.jsonl"]))
     with pytest.raises(ValueError, match="needs an output and gold files"):
         _evaluate_paths(build_parser().parse_args(["evaluate", "OUT"]))
+
+
+def test_a_url_twice_in_a_gold_file_is_scored_once_and_said(tmp_path, caplog):
+    from templatemine.evaluate.bow import read_gold
+
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text("\n".join(json.dumps(r) for r in [
+        {"url": "https://a.org/1", "gold_text": "first"},
+        {"url": "https://a.org/2", "gold_text": "two"},
+        {"url": "https://a.org/1", "gold_text": "second"},
+    ]))
+    with caplog.at_level("WARNING"):
+        got = read_gold(str(gold))
+    assert got == {"https://a.org/1": "second", "https://a.org/2": "two"}
+    (warning,) = [r.getMessage() for r in caplog.records]
+    assert f"gold {gold} line 3: https://a.org/1 is also on line 1 (another text; the last is scored)" == warning
