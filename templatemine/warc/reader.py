@@ -180,6 +180,7 @@ class _Reading:
     def __init__(self):
         self.yielded = 0
         self.last_offset = -1
+        self.broken_member = -1  # offset of a record reported as malformed for its damaged member
 
 
 def _malformed(path: str, offset: int, rec_type: str | None, exc_or_text, note: str = "") -> RawRecord:
@@ -193,13 +194,22 @@ _SPLIT = "record continues past its gzip member"
 
 
 def _records(path, it, state: _Reading, max_payload_bytes: int, base: int = 0, note: str = "", skip: int = 0,
-             members: bool = False, where=None):
+             members: BinaryIO | None = None, where=None):
     """Yield the records of one ArchiveIterator run (after the first `skip`);
     return None at a clean end or (position, error) where the iterator failed
     (position: `base` + the iterator's offset). A record's offset is its
-    position, or `where(position)` when given (stream mode). With `members`
-    (gzip read member by member), a truncated record is not yielded but
-    returned as (offset, _SPLIT): it may go on in the next member."""
+    position, or `where(position)` when given (stream mode).
+
+    With `members` (the file, read gzip member by member), a truncated record
+    is not yielded but returned as (offset, _SPLIT): it may go on in the next
+    member. And each record is handed out only once warcio has read past it:
+    warcio does not check a member's CRC, and inflates a member cut short on
+    into the next members' bytes, so when the reading ends or fails right
+    after a record, that record's member is inflated to its end first, and a
+    record whose member does not inflate is `malformed`, not a page of
+    garbage (state.broken_member says which)."""
+    pending: RawRecord | None = None
+    failure = None
     try:
         for rec in it:
             if skip:
@@ -213,18 +223,27 @@ def _records(path, it, state: _Reading, max_payload_bytes: int, base: int = 0, n
                 if note:
                     raw.detail = f"{raw.detail}; {note}" if raw.detail else note
             except TruncatedRecord as exc:
-                if members:  # not reported: stream mode reads it (or reports it)
+                if members is not None:  # not reported: stream mode reads it (or reports it)
                     state.yielded -= 1
                     state.last_offset = previous
-                    return offset, _SPLIT
+                    failure = (offset, _SPLIT)
+                    break
                 raw = _malformed(path, offset, getattr(rec, "rec_type", None), exc, note)
             except Exception as exc:  # damaged payload: bad chunking, truncated gzip...
                 raw = _malformed(path, offset, getattr(rec, "rec_type", None), exc, note)
-            yield raw
-        return None
+            if pending is not None:
+                yield pending
+            pending = raw
     except Exception as exc:
         offset = it.offset if isinstance(it.offset, int) else 0
-        return base + offset, f"{type(exc).__name__}: {exc}"
+        failure = base + offset, f"{type(exc).__name__}: {exc}"
+    if pending is not None:
+        if members is not None and pending.outcome != "malformed" and _member_end(members, pending.offset) is None:
+            pending = _malformed(path, pending.offset, pending.record_type,
+                                 "its gzip member is cut short or corrupt (it does not inflate to its end)", note)
+            state.broken_member = pending.offset
+        yield pending
+    return failure
 
 
 def iter_records(path: str, fh: BinaryIO, max_payload_bytes: int = 10 << 20) -> Iterator[RawRecord]:
@@ -240,7 +259,7 @@ def iter_records(path: str, fh: BinaryIO, max_payload_bytes: int = 10 << 20) -> 
     while True:
         fh.seek(pos)
         it = ArchiveIterator(fh)
-        failure = yield from _records(path, it, state, max_payload_bytes, members=gzipped)
+        failure = yield from _records(path, it, state, max_payload_bytes, members=fh if gzipped else None)
         if failure is None:
             if not gzipped:
                 return
@@ -269,11 +288,11 @@ def iter_records(path: str, fh: BinaryIO, max_payload_bytes: int = 10 << 20) -> 
             pos = resumed
             continue
         last = state.last_offset if state.last_offset >= pos else None
-        if gzipped and last is not None and last < bad and _member_end(fh, last) is None:
-            # the last record's member does not inflate to its end (cut short):
-            # warcio read on into the next members as if they were its data, so
-            # `bad` may lie past records never read; the damage starts after `last`
-            bad = last + 1
+        if gzipped and last is not None and last < bad and state.broken_member == last:
+            # the last record's member does not inflate to its end (cut short),
+            # reported with it: warcio read on into the next members as if they
+            # were its data, so `bad` may lie past records never read
+            bad = last
         if bad != state.last_offset:  # not already reported as a damaged payload
             yield _malformed(path, bad, None, message)
             state.last_offset = bad
@@ -321,11 +340,11 @@ def _after_quiet_end(path: str, fh: BinaryIO, pos: int, state: _Reading):
     nxt = find_next_record(fh, (pos if last is None else last) + 1, True)
     if nxt is None:
         return None
-    if last is None:
-        at = pos
-    else:
-        end = _member_end(fh, last)
-        # the last record's own member is damaged past its record: the damage is after `last`
+    if last is not None and state.broken_member == last:
+        return nxt  # the damage is that record's member, reported with it
+    at = pos
+    if last is not None:
+        end = _member_end(fh, last)  # the member after the last record's (which is whole: _records checked it)
         at = end if end is not None and end < nxt else last + 1
     yield _malformed(path, at, None, f"damaged gzip data from byte {at} (a gzip member cut short or corrupt)",
                      f"reading resumes at the next record, byte {nxt}")
