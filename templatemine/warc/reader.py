@@ -32,6 +32,7 @@ from __future__ import annotations
 import bisect
 import io
 import logging
+import re
 import zlib
 from dataclasses import dataclass
 from typing import BinaryIO, Iterator
@@ -237,8 +238,10 @@ def _records(path, it, state: _Reading, max_payload_bytes: int, base: int = 0, n
     except Exception as exc:
         offset = it.offset if isinstance(it.offset, int) else 0
         failure = base + offset, f"{type(exc).__name__}: {exc}"
+    # (not when warcio stopped at a file that is one gzip stream: its member is the whole file)
+    check = members is not None and not (failure and "non-chunked gzip" in failure[1])
     if pending is not None:
-        if members is not None and pending.outcome != "malformed" and _member_end(members, pending.offset) is None:
+        if check and pending.outcome != "malformed" and _member_end(members, pending.offset) is None:
             pending = _malformed(path, pending.offset, pending.record_type,
                                  "its gzip member is cut short or corrupt (it does not inflate to its end)", note)
             state.broken_member = pending.offset
@@ -409,6 +412,10 @@ class GzipDamage(OSError):
         self.at = at
 
 
+_NON_ZERO = re.compile(b"[^\\0]")
+_INFLATE_CHUNK = 1 << 16  # compressed bytes per zlib call: what it leaves over is copied each call
+
+
 class _Members(io.RawIOBase):
     """The gzip members of `fh` from byte `start` on, inflated as one stream
     (what gzip.GzipFile reads), knowing where each member starts both in the
@@ -417,8 +424,9 @@ class _Members(io.RawIOBase):
     def __init__(self, fh: BinaryIO, start: int):
         self._fh = fh
         fh.seek(start)
-        self._in = b""  # compressed bytes read, not yet inflated
-        self._at = start  # file offset of self._in[0]
+        self._buf = b""  # compressed bytes read; self._buf[self._i:] not inflated yet
+        self._i = 0
+        self._at = start  # file offset of self._buf[self._i]
         self._d = None  # the member being inflated
         self._member = start
         self._out = 0  # stream bytes produced
@@ -431,8 +439,13 @@ class _Members(io.RawIOBase):
 
     def _more(self) -> bool:
         block = self._fh.read(_SCAN_BLOCK)
-        self._in += block
+        if block:
+            self._buf = self._buf[self._i:] + block
+            self._i = 0
         return bool(block)
+
+    def _left(self) -> int:
+        return len(self._buf) - self._i
 
     def readinto(self, buffer) -> int:
         if self.damage is None:
@@ -442,34 +455,44 @@ class _Members(io.RawIOBase):
                 self.damage = exc
         raise self.damage  # and again on every later read: nothing past damage is guessed at
 
+    def _next_member(self) -> bool:
+        """Start the member at the read position (False: the end of the data)."""
+        while True:
+            while self._left() < 3 and self._more():
+                pass
+            found = _NON_ZERO.search(self._buf, self._i)  # zero padding, as gzip.GzipFile skips it
+            if found is None:
+                self._at += self._left()
+                self._i = len(self._buf)
+                if self._more():
+                    continue
+                return False
+            self._at += found.start() - self._i
+            self._i = found.start()
+            if self._left() < 3 and not self._more():
+                raise GzipDamage(self._at, "not a gzip member")
+            if self._buf[self._i:self._i + 3] != GZIP_MAGIC:
+                raise GzipDamage(self._at, "not a gzip member")
+            self._d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+            self._member = self._at
+            self.starts.append(self._out)
+            self.offsets.append(self._at)
+            return True
+
     def _inflate(self, buffer) -> int:
         while True:
-            if self._d is None:  # between members: the next one, or the end
-                while len(self._in) < 3 and self._more():
-                    pass
-                zeros = len(self._in) - len(self._in.lstrip(b"\0"))  # padding, as gzip.GzipFile skips it
-                self._in, self._at = self._in[zeros:], self._at + zeros
-                if not self._in:
-                    if zeros and self._more():
-                        continue
-                    return 0
-                if len(self._in) < 3 and not self._more():
-                    raise GzipDamage(self._at, "not a gzip member")
-                if not self._in.startswith(GZIP_MAGIC):
-                    raise GzipDamage(self._at, "not a gzip member")
-                self._d = zlib.decompressobj(16 + zlib.MAX_WBITS)
-                self._member = self._at
-                self.starts.append(self._out)
-                self.offsets.append(self._at)
-            if not self._in and not self._more():
+            if self._d is None and not self._next_member():
+                return 0
+            if not self._left() and not self._more():
                 raise GzipDamage(self._member, "the file ends inside this gzip member")
+            chunk = memoryview(self._buf)[self._i:self._i + _INFLATE_CHUNK]
             try:
-                out = self._d.decompress(self._in, len(buffer))
+                out = self._d.decompress(chunk, len(buffer))
             except zlib.error as exc:
                 raise GzipDamage(self._member, str(exc)) from None
-            rest = self._d.unused_data if self._d.eof else self._d.unconsumed_tail
-            self._at += len(self._in) - len(rest)
-            self._in = rest
+            used = len(chunk) - len(self._d.unused_data if self._d.eof else self._d.unconsumed_tail)
+            self._i += used
+            self._at += used
             if self._d.eof:
                 self._d = None
             if out:
