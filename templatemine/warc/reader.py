@@ -253,9 +253,9 @@ def iter_records(path: str, fh: BinaryIO, max_payload_bytes: int = 10 << 20) -> 
     """Every record of the WARC/ARC file open in `fh` (seekable), in order.
 
     Never raises for bad data: damage becomes `malformed` records. Offsets are
-    byte offsets in the file (gzip member starts for .gz), except after a
-    fall-back to reading the decompressed stream, which the record's `detail`
-    says."""
+    byte offsets in the file (gzip member starts for .gz), unique in it;
+    records read across gzip members (their `detail` says so) have their
+    member's offset, plus their rank in it unless they start it."""
     gzipped = fh.read(3) == GZIP_MAGIC
     state = _Reading()
     pos = 0
@@ -537,7 +537,11 @@ def _stream_mode(path, fh, start: int, state: _Reading, max_payload_bytes: int, 
             else:
                 stream, skipped = io.BufferedReader(_Prefixed(b"", gz), 1 << 16), 0
         except GzipDamage as exc:  # the compressed data itself is broken
-            return (yield from _damaged(path, fh, exc, state, note))
+            at = exc.at
+            if at in mapped.values():  # a record read here starts that member: the damage gets a rank too
+                ranks[at] = ranks.get(at, 0) + 1
+                at += ranks[at]
+            return (yield from _damaged(path, fh, exc, state, note, at=at))
         if stream is None:
             return None
         base = resume_at + skipped
@@ -558,18 +562,19 @@ def _stream_mode(path, fh, start: int, state: _Reading, max_payload_bytes: int, 
             yield _malformed(path, bad, None, message, note)
             state.last_offset = bad
         if members.damage is not None:
-            return (yield from _damaged(path, fh, members.damage, state, note, reported=True))
+            return (yield from _damaged(path, fh, members.damage, state, note))
         resume_at, resync, expect_record = position + 1, True, False
 
 
-def _damaged(path, fh, exc: GzipDamage, state: _Reading, note: str, reported: bool = False):
-    """Damaged gzip data at byte exc.at: report it (unless the record it cut
-    was just reported) and return the next member that starts a record."""
+def _damaged(path, fh, exc: GzipDamage, state: _Reading, note: str, at: int | None = None):
+    """Damaged gzip data at byte exc.at: report it as a record at offset `at`
+    (None: the record it cut was just reported) and return the next member
+    that starts a record."""
     nxt = find_next_record(fh, exc.at + 1, True)
-    if not reported and exc.at != state.last_offset:
-        yield _malformed(path, exc.at, None, exc, note if nxt is None else
+    if at is not None and at != state.last_offset:
+        yield _malformed(path, at, None, exc, note if nxt is None else
                          f"{note}; reading resumes at the next record, byte {nxt}")
-        state.last_offset = exc.at
+        state.last_offset = at
     return nxt
 
 
