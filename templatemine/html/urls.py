@@ -133,6 +133,8 @@ def registered_domain(host: str) -> str:
 
 _PLAIN = re.compile(r"[A-Za-z0-9\-._~!$&'()*+,;=:@/%?]*")  # needs no percent-quoting
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
+_ABSOLUTE = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://[^/?#\\\s]")  # a scheme and a host
+_AUTHORITY = re.compile(r"//[^/?#\\\s]")
 
 
 class LinkResolver:
@@ -159,11 +161,13 @@ class LinkResolver:
         href = href.strip()
         if not href or href[0] in "?#":
             key = (base, href)
+        elif href[:2] == "//":  # the base's scheme, unless it names no host ("//", "///x": the base's too)
+            key = (base[: base.find(":")], href) if _AUTHORITY.match(href) else (base, href)
         elif href[0] == "/":
-            key = (base_dir[: base_dir.find("/", base_dir.find("//") + 2)], href) if href[:2] != "//" \
-                else (base[: base.find(":")], href)
+            key = (base_dir[: base_dir.find("/", base_dir.find("//") + 2)], href)
         elif _SCHEME.match(href):
-            key = ("", href)
+            # base-free only with a host: "http://", "http:/about", "http:x.html" resolve against the base
+            key = ("", href) if _ABSOLUTE.match(href) else (base, href)
         else:
             key = (base_dir, href)
         hit = self._cache.get(key, False)
