@@ -35,6 +35,10 @@ _META = re.compile(
 )
 _HEADER_CHARSET = re.compile(r"""charset\s*=\s*["']?([^"';\s,]+)""", re.IGNORECASE)
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f]")
+# Python codecs that are no web charset: rot13, base64, zlib ... (not text
+# encodings), and these text codecs, which the WHATWG Encoding Standard does
+# not have (UTF-7 and HZ it maps to "replacement": a page's script could hide in them)
+_NOT_CHARSETS = frozenset({"idna", "punycode", "undefined", "unicode-escape", "raw-unicode-escape", "utf-7", "hz"})
 
 
 class UndecodableError(ValueError):
@@ -48,9 +52,12 @@ def codec_for(label: str | None) -> str | None:
     label = label.strip().strip("\"'").lower()
     label = _ALIASES.get(label, label)
     try:
-        name = codecs.lookup(label).name
-    except LookupError:
+        info = codecs.lookup(label)
+    except (LookupError, ValueError):  # ValueError: a label holding NUL
         return None
+    if not getattr(info, "_is_text_encoding", True) or info.name in _NOT_CHARSETS:
+        return None
+    name = info.name
     # UTF-16/32 declared in a <meta> of an ASCII-compatible document is a lie (WHATWG)
     return name
 
@@ -68,13 +75,19 @@ def charset_from_meta(head: bytes) -> str | None:
 
 
 def _try(payload: bytes, codec: str) -> str | None:
+    """The payload in `codec`, or None when it does not fit (or the codec
+    cannot decode at all: "undefined", "idna" and "punycode" raise other
+    errors than UnicodeDecodeError, even with "replace")."""
     try:
         return payload.decode(codec)
     except UnicodeDecodeError:
         pass
-    except LookupError:
+    except (LookupError, UnicodeError, ValueError, TypeError):
         return None
-    text = payload.decode(codec, "replace")
+    try:
+        text = payload.decode(codec, "replace")
+    except (LookupError, UnicodeError, ValueError, TypeError):
+        return None
     bad = text.count("\ufffd")
     return text if bad <= MAX_BAD_FRACTION * max(len(text), 1) else None
 
@@ -96,7 +109,10 @@ def decode_html(payload: bytes, content_type: str | None = None) -> tuple[str, s
             continue
         text = _try(payload, codec)
         if text is not None:
-            return _checked(text, codec, source)
+            try:
+                return _checked(text, codec, source)
+            except UndecodableError:  # a wrong label (cp037 on an ASCII page reads as controls): the next source
+                continue
     from charset_normalizer import from_bytes  # imported lazily: the slow path
 
     matches = list(from_bytes(payload[:65536]))

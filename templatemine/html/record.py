@@ -7,6 +7,7 @@ are computed from it, so they add up to the records read.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
@@ -15,6 +16,8 @@ from templatemine.html.nesting import MAX_DEPTH, MAX_FORMATTING
 from templatemine.html.page import LinkRow, PageletRow, PageParser
 from templatemine.html.urls import normalize_url, page_key, registered_domain, url_host
 from templatemine.warc.reader import RawRecord
+
+log = logging.getLogger(__name__)
 
 PAGE = "page"
 # the detail of a page whose nesting html/nesting.py flattened (the manifest counts them)
@@ -68,16 +71,27 @@ def parse_warc_date(value: str | None) -> datetime | None:
         if value.isdigit() and len(value) >= 14:
             return datetime.strptime(value[:14], "%Y%m%d%H%M%S").replace(tzinfo=timezone.utc)
         parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
+        if parsed.tzinfo is None:
+            parsed = parsed.replace(tzinfo=timezone.utc)
+        return parsed.astimezone(timezone.utc)
+    except (ValueError, OverflowError):  # OverflowError: year 1 or 9999 shifted out of range by its offset
         return None
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=timezone.utc)
-    return parsed.astimezone(timezone.utc)
 
 
 def extract_capture(raw: RawRecord, parser: PageParser) -> Capture:
     """Decide the record's outcome; for an HTML page, parse it once into its
-    page row, links and pagelets."""
+    page row, links and pagelets. Never raises: a record that fails in a way
+    no rule below foresaw is `malformed`, with the error, so that it costs
+    its own row and not the file's task (and so the run)."""
+    try:
+        return _capture(raw, parser)
+    except Exception as exc:
+        log.warning("record in %s at offset %s could not be processed: %s: %s", raw.warc_file, raw.offset,
+                    type(exc).__name__, exc)
+        return Capture(raw, "malformed", f"record could not be processed: {type(exc).__name__}: {exc}"[:500])
+
+
+def _capture(raw: RawRecord, parser: PageParser) -> Capture:
     if raw.outcome == "non_2xx":
         # kept with its URL key and date: a 404/410 is how a nightly run learns
         # that a page it holds was removed (nightly/night.py)

@@ -104,6 +104,8 @@ def _candidate(rec, path: str, offset: int, max_payload_bytes: int) -> RawRecord
         raw.http_status = int(http.get_statuscode() or 0)
     except ValueError:
         raw.http_status = 0
+    if not 0 <= raw.http_status <= 999:  # "99999999999" would not fit the tables' int column
+        raw.http_status = 0
     raw.content_type = http.get_header("Content-Type")
     if not 200 <= raw.http_status < 300:
         raw.outcome = "non_2xx"

@@ -67,3 +67,38 @@ def test_a_non_2xx_detail_starts_with_its_status_whatever_the_reader_noted():
     assert plain.detail == "HTTP 410"
     gone = [d for d in (c.detail, plain.detail, "HTTP 4040", "HTTP 301", "HTTP 404x") if re.search(GONE_DETAIL, d)]
     assert gone == [c.detail, plain.detail]
+
+
+def test_odd_headers_cost_their_record_nothing_and_the_run_nothing(tmp_path, monkeypatch):
+    """Found in review: a charset label Python cannot decode with ("undefined",
+    "idna", "punycode", one holding NUL), a WARC-Date whose offset takes it
+    past year 1 or 9999, and a status of eleven digits each raised out of the
+    record and failed the file's task, so the run. Now each page decodes by
+    the next charset source, the date is unknown, the status is 0."""
+    import pyarrow as pa
+
+    from tests.warcgen import write_warc
+
+    parser = PageParser()
+    for label in ("undefined", "idna", "punycode", "bad\x00label", "rot13", "cp037"):
+        c = extract_capture(_raw(b"<html><body><p>plain ascii words</p></body></html>",
+                                 content_type=f"text/html; charset={label}"), parser)
+        assert c.outcome == "page" and c.charset == "utf-8", label
+    for date in ("0001-01-01T00:00:00+01:00", "9999-12-31T23:59:59-01:00"):
+        c = extract_capture(_raw(b"<p>x</p>", date=date), parser)
+        assert c.outcome == "page" and c.fetch_time is None
+    path = write_warc(str(tmp_path / "s.warc.gz"), [{"url": "https://example.org/a", "html": "<p>a</p>",
+                                                      "status": "99999999999 Odd"}])
+    with open(path, "rb") as fh:
+        (raw,) = iter_records(path, fh)
+    assert raw.outcome == "non_2xx" and raw.http_status == 0
+    pa.array([raw.http_status], pa.int32())  # the records table's column: 99999999999 raised here
+    # and whatever else goes wrong inside one record is that record's `malformed` row
+    import templatemine.html.record as record
+
+    def boom(*a, **k):
+        raise RuntimeError("unforeseen")
+
+    monkeypatch.setattr(record, "decode_html", boom)
+    c = extract_capture(_raw(b"<p>x</p>"), parser)
+    assert c.outcome == "malformed" and "RuntimeError: unforeseen" in c.detail
