@@ -122,7 +122,7 @@ def _remote_file(path: str, filesystem, inner: str, size: int, manifest_depth: i
     if manifest_depth > 0:
         raise InputError(f"{path} (listed in a manifest) is not a WARC/ARC file")
     try:
-        lines = data.decode("utf-8").splitlines()
+        lines = data.decode("utf-8-sig").splitlines()
     except UnicodeDecodeError as exc:
         raise InputError(f"{path} is neither a WARC/ARC file nor a text manifest") from exc
     return _manifest_entries(path, lines, path.rstrip("/").rsplit("/", 1)[0])
@@ -149,7 +149,9 @@ def _local(path: str, manifest_depth: int) -> list[InputFile]:
             head = fh.read(16)
     except OSError as exc:
         raise InputError(f"cannot read {path}: {exc.strerror}") from exc
-    if sniff_archive(head):
+    # named as an archive, it is one, empty or damaged as it may be (the reader says
+    # what it holds): a crawler's cut-short .warc.gz is no manifest
+    if sniff_archive(head) or plain.endswith(ARCHIVE_SUFFIXES):
         return [InputFile(path, os.path.getsize(plain))]
     if manifest_depth > 0:
         raise InputError(f"{path} (listed in a manifest) is not a WARC/ARC file")
@@ -159,7 +161,7 @@ def _local(path: str, manifest_depth: int) -> list[InputFile]:
 def read_manifest(path: str) -> list[InputFile]:
     """The files listed in a manifest; relative local paths are relative to it."""
     try:
-        with open(path, encoding="utf-8") as fh:
+        with open(path, encoding="utf-8-sig") as fh:  # -sig: a byte-order mark is no part of line 1
             lines = fh.read().splitlines()
     except UnicodeDecodeError as exc:
         raise InputError(f"{path} is neither a WARC/ARC file nor a text manifest") from exc
@@ -194,8 +196,18 @@ def expand_inputs(inputs: list[str]) -> list[InputFile]:
     out: list[InputFile] = []
     for item in inputs:
         for f in (_remote_listing(item, manifest_depth=0) if is_remote(item) else _local(item, manifest_depth=0)):
-            key = f.path if is_remote(f.path) else os.path.abspath(local_path(f.path))
+            key = _same_file(f.path)
             if key not in seen:
                 seen.add(key)
-                out.append(InputFile(f.path if is_remote(f.path) else key, f.size))
+                out.append(InputFile(f.path if is_remote(f.path) else os.path.abspath(local_path(f.path)), f.size))
     return out
+
+
+def _same_file(path: str) -> str:
+    """One key per file, whatever it was called: a symlink and its target, or
+    s3://, s3a:// and s3n:// for one object (read twice, its records would be
+    counted twice)."""
+    if not is_remote(path):
+        return os.path.realpath(local_path(path))
+    scheme, rest = path.split("://", 1)
+    return ("s3" if scheme.lower() in ("s3", "s3a", "s3n") else scheme.lower()) + "://" + rest

@@ -57,3 +57,24 @@ def test_cli_rejects_a_missing_path_before_spark_starts(tmp_path):
     assert proc.returncode == 2
     assert "input not found" in proc.stderr and "missing.warc.gz" in proc.stderr
     assert "SparkContext" not in proc.stderr and not (tmp_path / "out").exists()
+
+
+def test_odd_but_real_inputs_found_in_review(tmp_path):
+    """A cut-short (empty) .warc.gz matched by a glob is an archive, not a
+    manifest that lists nothing (which refused the whole run); a manifest
+    saved with a byte-order mark reads from its first line; one file named
+    twice (a symlink, s3:// beside s3a://) is read once."""
+    from templatemine.warc.inputs import _same_file
+
+    crawl = tmp_path / "crawl"
+    crawl.mkdir()
+    shutil.copy(sample("iana.warc.gz"), crawl / "a.warc.gz")
+    (crawl / "b.warc.gz").write_bytes(b"")
+    got = expand_inputs([str(crawl / "*.warc*")])
+    assert [(os.path.basename(f.path), f.size > 0) for f in got] == [("a.warc.gz", True), ("b.warc.gz", False)]
+    manifest = tmp_path / "bom.txt"
+    manifest.write_text("# a comment on line 1\ncrawl/a.warc.gz\n", encoding="utf-8-sig")
+    assert [os.path.basename(f.path) for f in expand_inputs([str(manifest)])] == ["a.warc.gz"]
+    (tmp_path / "link.warc.gz").symlink_to(crawl / "a.warc.gz")
+    assert len(expand_inputs([str(crawl / "a.warc.gz"), str(tmp_path / "link.warc.gz")])) == 1
+    assert _same_file("s3a://bucket/x.warc.gz") == _same_file("s3://bucket/x.warc.gz") != _same_file("hdfs://b/x")
