@@ -313,7 +313,7 @@ def run_command(args) -> int:
         return 2
     except Exception as exc:
         # the worker's error as Spark relays it (within a Python trace, whose source lines say the same words)
-        found = re.search(r"malformed record in \S+ at offset \d+: [^\n]*", str(exc))
+        found = re.search(r"malformed record in [^\n]+? at offset \d+: [^\n]*", str(exc))  # a path may hold spaces
         first = found.group(0) if found else None
         if config.extract.fail_fast and first:
             print(f"templatemine: {first}", file=sys.stderr)

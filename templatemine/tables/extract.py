@@ -128,13 +128,20 @@ def captures_of_files(paths: Iterator[str], config: ExtractConfig) -> Iterator[C
             fh = open_input(path)
         except OSError as exc:  # vanished or unreadable since the driver checked it
             raw = RawRecord(path, 0, None, outcome="malformed", detail=f"cannot open file: {exc}")
-            yield Capture(raw, raw.outcome, raw.detail)
+            yield _checked(Capture(raw, raw.outcome, raw.detail), config)
             continue
         with fh:
             for raw in iter_records(path, fh, config.max_payload_bytes):
-                if config.fail_fast and raw.outcome == "malformed":
-                    raise RuntimeError(f"malformed record in {path} at offset {raw.offset}: {raw.detail} (--fail-fast)")
-                yield extract_capture(raw, parser)
+                yield _checked(extract_capture(raw, parser), config)
+
+
+def _checked(capture: Capture, config: ExtractConfig) -> Capture:
+    """The capture; with --fail-fast, the first malformed one, from the
+    reader, the file system or the parser, stops the run."""
+    if config.fail_fast and capture.outcome == "malformed":
+        raise RuntimeError(f"malformed record in {capture.raw.warc_file} at offset {capture.raw.offset}: "
+                           f"{capture.detail} (--fail-fast)")
+    return capture
 
 
 def _captures_task(batches, config: ExtractConfig, paths):

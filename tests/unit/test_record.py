@@ -102,3 +102,31 @@ def test_odd_headers_cost_their_record_nothing_and_the_run_nothing(tmp_path, mon
     monkeypatch.setattr(record, "decode_html", boom)
     c = extract_capture(_raw(b"<p>x</p>"), parser)
     assert c.outcome == "malformed" and "RuntimeError: unforeseen" in c.detail
+
+
+def test_fail_fast_stops_at_every_kind_of_malformed_record(tmp_path, monkeypatch):
+    """--fail-fast stopped only at what the reader found malformed: a file
+    that cannot be opened and a page the parser fails on went on (exit 0)."""
+    from dataclasses import replace
+
+    import pytest
+
+    from templatemine.config import ExtractConfig
+    from templatemine.tables.extract import captures_of_files
+    from tests.warcgen import write_warc
+
+    good = write_warc(str(tmp_path / "a.warc.gz"), [{"url": "https://example.org/a", "html": "<p>a</p>"}])
+    strict = replace(ExtractConfig(), fail_fast=True)
+    assert [c.outcome for c in captures_of_files(iter([good]), strict)] == ["page"]
+    gone = str(tmp_path / "gone.warc.gz")
+    assert [c.outcome for c in captures_of_files(iter([gone]), ExtractConfig())] == ["malformed"]
+    with pytest.raises(RuntimeError, match=r"malformed record in .*gone.warc.gz at offset 0: cannot open"):
+        list(captures_of_files(iter([gone]), strict))
+    import templatemine.html.record as record
+
+    def boom(*a, **k):
+        raise RuntimeError("parser broke")
+
+    monkeypatch.setattr(record.PageParser, "parse", boom)
+    with pytest.raises(RuntimeError, match=r"a.warc.gz at offset 0: HTML parse failed: RuntimeError: parser broke"):
+        list(captures_of_files(iter([good]), strict))
