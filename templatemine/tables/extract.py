@@ -258,7 +258,7 @@ def run_extract(
     try:
         manifest = _extract_into(spark, files, output, config, progress, started)
     except BaseException:
-        output.cleanup()  # a failed run leaves OUT as the last complete run wrote it
+        output.cleanup()  # a run that fails before its commit leaves OUT as the last complete run wrote it
         raise
     stale = [name for name in DERIVED if path_exists(spark, output.final(name))]
     for name in stale:  # before the commit: a crash between leaves the old tables, without them

@@ -132,17 +132,31 @@ class RunOutput:
         return "\n".join(lines)
 
     def commit(self, tables: list[str], manifest_name: str, manifest: dict) -> None:
-        """Move staged tables into OUT (replacing), then write the manifest."""
+        """Move staged tables into OUT (replacing), then write the manifest.
+
+        Not atomic across tables (a rename per table; on S3A each is a copy):
+        if a move fails, OUT is left without this manifest, the tables not
+        yet moved stay in the staging folder, and the error says which are
+        where; running the stage again replaces them all."""
         fs, Path = self._fs, self._Path
         manifest_path = Path(self.final(manifest_name))
         if fs.exists(manifest_path):  # the old manifest no longer describes OUT
             fs.delete(manifest_path, False)
+        moved: list[str] = []
         for name in tables:
             target = Path(self.final(name))
-            if fs.exists(target):
-                fs.delete(target, True)
-            if not fs.rename(Path(self.staged(name)), target):
-                raise OSError(f"could not move {self.staged(name)} to {self.final(name)}")
+            try:
+                if fs.exists(target):
+                    fs.delete(target, True)
+                if not fs.rename(Path(self.staged(name)), target):
+                    raise OSError("the file system refused the rename")
+            except Exception as exc:
+                rest = tables[len(moved):]
+                raise OSError(
+                    f"could not move {self.staged(name)} to {self.final(name)} ({exc}): {self.out} is left without "
+                    f"its {manifest_name}, with this run's {', '.join(moved) or 'no table'} and without "
+                    f"{', '.join(rest)} (still in {self.staging}); run the stage again") from exc
+            moved.append(name)
         self._replace(manifest_name, manifest)
         if manifest_name != MANIFEST:
             self._record_stage(manifest)
