@@ -125,8 +125,11 @@ def _detect_etdm(spark, output: RunOutput, pages, pagelets, links, config: Detec
     members = etdm_template_pagelets(pagelets, mapped)
     table = etdm_templates_table(templates, keys, pages, mapped, mode)
     if global_members is not None:
-        members = members.unionByName(global_members.select("page_key", "ordinal", template_id())).groupBy(
-            "page_key", "ordinal").agg(F.first("template_id").alias("template_id"))
+        # a pagelet both detectors found takes etdm's template (F.first would take whichever row
+        # the shuffle brought first: template ids, and the report's labels, changing between runs)
+        members = members.select("page_key", "ordinal", "template_id", F.lit(0).alias("by")).unionByName(
+            global_members.select("page_key", "ordinal", template_id(), F.lit(1).alias("by"))).groupBy(
+            "page_key", "ordinal").agg(F.min(F.struct("by", "template_id"))["template_id"].alias("template_id"))
         table = table.unionByName(templates_table(global_members, pagelets, pages, GLOBAL), allowMissingColumns=True)
     table.write.mode("overwrite").parquet(output.staged(TEMPLATES))
     members.write.mode("overwrite").parquet(output.staged(TEMPLATE_PAGELETS))
