@@ -20,9 +20,14 @@ pagelet of a template T. We compute it as a MinHash *super-shingle*:
 
 What collides, and how often: for two feature sets A and B, each minimum agrees
 with probability J = |A & B| / |A | B| (Jaccard), independently per
-permutation, so the shingles are equal with probability J ** rows (plus the
-2^-64 chance of an accidental 64-bit collision, and the CRC-32 chance
-~|A|*|B|/2^32 that two different features hash alike). With rows = 2:
+permutation, so the shingles are equal with probability J ** rows (plus an
+accidental collision of the minima, and the CRC-32 chance ~|A|*|B|/2^32 that
+two different features hash alike). The accidental part is not 2^-64: the
+minimum of m 32-bit hashes lies near 2^32/m, so two unrelated sets of m
+features agree in both minima with probability about (m / 2^33) ** 2 (3e-15 at
+m = 500; measured in review, 2026-11-26): negligible per pair, and the
+evidence filter's support and two-distinct-pages rules stand between such a
+pair and a template. With rows = 2:
 - identical text, or text differing only in digits or case: J = 1, always equal;
 - a 40-token menu with one item (two words) changed: J ~ 0.85, equal with p ~ 0.72;
 - one item of a 20-item menu removed (the "current page" shown unlinked and

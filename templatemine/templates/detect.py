@@ -20,7 +20,12 @@ on every subclass page of an API reference, re-exported pages. Definition 3
 asks more of a template ("share the same look and feel"); `evidence_filter`
 keeps a template on a site only if
 - it is on at least `min_site_support` of the site's pages (look and feel is
-  site-wide; duplicated content sits on a few pages),
+  site-wide; duplicated content sits on a few pages). With `support_of="path"`
+  (the default) the pages are counted over the template's DOM path, so
+  variants of one block add up; so do unrelated kept templates at the same
+  path: three pairs of pages sharing three different lead paragraphs, all at
+  the article's first <p>, count six pages each (`support_of="template"`
+  counts each template alone),
 - at least `min_path_share` of its pagelets sit at the same DOM path (a
   template is stamped at one place; a repeated item moves: li[1], li[6]; off by
   default since bridges made it cost more than it gains),
