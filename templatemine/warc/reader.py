@@ -14,14 +14,16 @@ what a crawl-scale reader needs:
   warcio refuses), and a record that gzip members split in the middle ("wrong
   chunking"), are read on as one continuous decompressed stream. A record read
   that way gets the offset of the gzip member it starts in when it starts at
-  the member's first byte (seekable, like any other), else that offset plus its
-  rank among the records starting inside the member, a number no other record
-  of the file has (a member holds fewer record starts than it has bytes; its
-  `detail` says the record was read so);
+  the member's first byte (seekable, like any other), else that offset plus
+  its rank among the records starting inside the member times RANK_STRIDE
+  (2^40, more bytes than any WARC file has): a number no other record of the
+  file has, which records_at finds by reading the file (its `detail` says the
+  record was read across members);
 - damaged compressed data (a gzip member cut short or corrupt, garbage between
-  members), met in either mode, is reported as `malformed` at the byte where it
-  starts, and reading resumes at the next gzip member that starts a record:
-  the records after a torn member are kept, none is counted twice.
+  members or after the last one), met in either mode, is one `malformed` row
+  (the record it cuts, or the damage itself where it cuts none), and reading
+  resumes at the next gzip member that starts a record: the records after a
+  torn member are kept, none is counted twice.
 
 Nothing here imports pyspark: `iter_records` is the pure per-file function that
 the Spark stage calls inside `mapInArrow`.
@@ -47,6 +49,7 @@ HTML_TYPES = ("text/html", "application/xhtml+xml", "application/vnd.wap.xhtml+x
 AMBIGUOUS_TYPES = ("", "text/plain", "application/octet-stream", "unknown/unknown", "application/unknown", "*/*")
 _SNIFF_MARKERS = (b"<!doctype html", b"<html", b"<head", b"<body", b"<title", b"<meta", b"<div", b"<p>", b"<a ", b"<table")
 _SCAN_BLOCK = 1 << 20
+RANK_STRIDE = 1 << 40  # stream mode: offset = member offset + rank * RANK_STRIDE (see the module docstring)
 
 
 class TruncatedRecord(ValueError):
@@ -183,7 +186,9 @@ class _Reading:
     def __init__(self):
         self.yielded = 0
         self.last_offset = -1
+        self.last_malformed = False  # the last row handed out is `malformed`
         self.broken_member = -1  # offset of a record reported as malformed for its damaged member
+        self.member_end: dict[int, int | None] = {}  # _member_end of members checked already
 
 
 def _malformed(path: str, offset: int, rec_type: str | None, exc_or_text, note: str = "") -> RawRecord:
@@ -212,6 +217,7 @@ def _records(path, it, state: _Reading, max_payload_bytes: int, base: int = 0, n
     record whose member does not inflate is `malformed`, not a page of
     garbage (state.broken_member says which)."""
     pending: RawRecord | None = None
+    pending_previous = state.last_offset
     failure = None
     try:
         for rec in it:
@@ -235,18 +241,29 @@ def _records(path, it, state: _Reading, max_payload_bytes: int, base: int = 0, n
             except Exception as exc:  # damaged payload: bad chunking, truncated gzip...
                 raw = _malformed(path, offset, getattr(rec, "rec_type", None), exc, note)
             if pending is not None:
+                state.last_malformed = pending.outcome == "malformed"
                 yield pending
-            pending = raw
+            pending, pending_previous = raw, previous
     except Exception as exc:
         offset = it.offset if isinstance(it.offset, int) else 0
         failure = base + offset, f"{type(exc).__name__}: {exc}"
-    # (not when warcio stopped at a file that is one gzip stream: its member is the whole file)
-    check = members is not None and not (failure and "non-chunked gzip" in failure[1])
+    non_chunked = members is not None and failure is not None and "non-chunked gzip" in failure[1]
+    if non_chunked and pending is not None:
+        # warcio read this record out of a member that holds more (it raises only
+        # after it), with an offset that is no member start (even a negative one):
+        # stream mode reads it again, numbered as the records around it
+        state.yielded -= 1
+        state.last_offset = pending_previous
+        pending = None
+    check = members is not None and not non_chunked
     if pending is not None:
-        if check and pending.outcome != "malformed" and _member_end(members, pending.offset) is None:
-            pending = _malformed(path, pending.offset, pending.record_type,
-                                 "its gzip member is cut short or corrupt (it does not inflate to its end)", note)
-            state.broken_member = pending.offset
+        if check and pending.outcome != "malformed":
+            end = state.member_end[pending.offset] = _member_end(members, pending.offset)
+            if end is None:
+                pending = _malformed(path, pending.offset, pending.record_type,
+                                     "its gzip member is cut short or corrupt (it does not inflate to its end)", note)
+                state.broken_member = pending.offset
+        state.last_malformed = pending.outcome == "malformed"
         yield pending
     return failure
 
@@ -258,60 +275,66 @@ def iter_records(path: str, fh: BinaryIO, max_payload_bytes: int = 10 << 20) -> 
     byte offsets in the file (gzip member starts for .gz), unique in it;
     records read across gzip members (their `detail` says so) have their
     member's offset, plus their rank in it unless they start it."""
-    gzipped = fh.read(3) == GZIP_MAGIC
+    # a .gz whose first member is damaged is still gzip: read on at its next member
+    gzipped = fh.read(3) == GZIP_MAGIC or path.lower().endswith(".gz")
     state = _Reading()
     pos = 0
     while True:
         fh.seek(pos)
         it = ArchiveIterator(fh)
+        run_start = state.yielded
         failure = yield from _records(path, it, state, max_payload_bytes, members=fh if gzipped else None)
-        if failure is None:
-            if not gzipped:
-                return
-            # warcio ends quietly at a gzip member it cannot inflate (it prints
-            # the zlib error): a torn member looks like the end of the file
-            resumed = yield from _after_quiet_end(path, fh, pos, state)
-            if resumed is None:
-                return
-            pos = resumed
-            continue
-        bad, message = failure
-        if message == _SPLIT:
-            # members split mid-record ("wrong chunking"): decompress across them
-            log.warning("%s: %s at offset %d: reading on as one stream", path, _SPLIT, bad)
-            resumed = yield from _stream_mode(path, fh, bad, state, max_payload_bytes)
-            if resumed is None:
-                return
-            pos = resumed
-            continue
-        if "non-chunked gzip" in message:
-            # one gzip stream for the whole file: read it sequentially
-            log.warning("%s is one gzip stream, not one member per record: reading it sequentially", path)
-            resumed = yield from _stream_mode(path, fh, 0, state, max_payload_bytes, skip=state.yielded)
-            if resumed is None:
-                return
-            pos = resumed
-            continue
-        last = state.last_offset if state.last_offset >= pos else None
-        if gzipped and last is not None and last < bad and state.broken_member == last:
-            # the last record's member does not inflate to its end (cut short),
-            # reported with it: warcio read on into the next members as if they
-            # were its data, so `bad` may lie past records never read
-            bad = last
-        if bad != state.last_offset:  # not already reported as a damaged payload
-            yield _malformed(path, bad, None, message)
-            state.last_offset = bad
-        nxt = find_next_record(fh, max(bad, pos) + 1, gzipped)
-        if nxt is None and gzipped:
-            # no later gzip member starts a record: members split mid-record
-            # ("wrong chunking"); decompress on across member boundaries
-            resumed = yield from _stream_mode(path, fh, bad, state, max_payload_bytes, resync=True)
-            if resumed is None:
-                return
-            nxt = resumed
-        if nxt is None:
+        resumed = yield from _after_run(path, fh, pos, state, failure, gzipped, max_payload_bytes,
+                                        state.yielded - run_start)
+        if resumed is None:
             return
-        pos = nxt
+        if resumed <= pos:  # never happens by construction; a loop would re-count records
+            log.warning("%s: reading would resume at byte %d, not after %d: stopped", path, resumed, pos)
+            return
+        pos = resumed
+
+
+def _after_run(path, fh, pos: int, state: _Reading, failure, gzipped: bool, max_payload_bytes: int,
+               in_run: int):
+    """After one ArchiveIterator run from byte `pos` (`in_run` records handed
+    out) ended with `failure` (None: quietly): what to report, and the byte
+    to read on from member by member (None: the end of the file)."""
+    if failure is None:
+        if not gzipped:
+            return None
+        # warcio ends quietly at a gzip member it cannot inflate (it prints
+        # the zlib error): a torn member looks like the end of the file
+        return (yield from _after_quiet_end(path, fh, pos, state))
+    bad, message = failure
+    if message == _SPLIT:
+        # members split mid-record ("wrong chunking"): decompress across them
+        log.warning("%s: %s at offset %d: reading on as one stream", path, _SPLIT, bad)
+        return (yield from _stream_mode(path, fh, bad, state, max_payload_bytes))
+    if "non-chunked gzip" in message:
+        # a member holding more than one record (the whole file, gzipped as one
+        # stream, or one such member among others): this run again, as one
+        # stream, past the records it already handed out
+        log.warning("%s: a gzip member holds more than one record: reading on from byte %d as one stream",
+                    path, pos)
+        return (yield from _stream_mode(path, fh, pos, state, max_payload_bytes, skip=in_run))
+    last = state.last_offset if state.last_offset >= pos else None
+    if gzipped and last is not None and last < bad and state.broken_member == last:
+        # the last record's member does not inflate to its end (cut short),
+        # reported with it: warcio read on into the next members as if they
+        # were its data, so `bad` may lie past records never read
+        bad = last
+    nxt = find_next_record(fh, max(bad, pos) + 1, gzipped)
+    if gzipped and bad != last and not _junk_between(fh, bad, nxt):
+        return nxt  # zero padding between members or after the last (gzip.GzipFile skips it too)
+    if bad != state.last_offset:  # not already reported as a damaged payload
+        yield _malformed(path, bad, None, message)
+        state.last_offset = bad
+        state.last_malformed = True
+    if nxt is None and gzipped:
+        # no later gzip member starts a record: members split mid-record
+        # ("wrong chunking"); decompress on across member boundaries
+        return (yield from _stream_mode(path, fh, bad, state, max_payload_bytes, resync=True))
+    return nxt
 
 
 def _member_end(fh: BinaryIO, at: int) -> int | None:
@@ -336,25 +359,40 @@ def _member_end(fh: BinaryIO, at: int) -> int | None:
 
 
 def _after_quiet_end(path: str, fh: BinaryIO, pos: int, state: _Reading):
-    """After warcio ended quietly reading gzip members from byte `pos`: if a
-    later member starts a record, report the damaged data before it as one
-    `malformed` record (at the end of the last good member, where a torn
-    member starts) and return that member's offset to read on from; None at
-    the true end of the file."""
+    """After warcio ended quietly reading gzip members from byte `pos` (it
+    does so at a member it cannot inflate, printing the zlib error): report
+    the damaged data after the last good member as one `malformed` row, unless
+    the last record was reported for it, and return the next member that
+    starts a record to read on from; None at the end of the file (where only
+    zero padding may follow the last member)."""
     last = state.last_offset if state.last_offset >= pos else None
     nxt = find_next_record(fh, (pos if last is None else last) + 1, True)
-    if nxt is None:
-        return None
     if last is not None and state.broken_member == last:
         return nxt  # the damage is that record's member, reported with it
-    at = pos
-    if last is not None:
-        end = _member_end(fh, last)  # the member after the last record's (which is whole: _records checked it)
-        at = end if end is not None and end < nxt else last + 1
-    yield _malformed(path, at, None, f"damaged gzip data from byte {at} (a gzip member cut short or corrupt)",
-                     f"reading resumes at the next record, byte {nxt}")
+    if last is None:
+        at = pos
+    else:  # the last record's member is whole (_records checked it): the damage starts where it ends
+        end = state.member_end.get(last) if last in state.member_end else _member_end(fh, last)
+        at = end if end is not None else last + 1
+    if not _junk_between(fh, at, nxt):  # nothing lost: the end of the file, or zero padding before nxt
+        return nxt
+    yield _malformed(path, at, None, f"damaged gzip data from byte {at} (a gzip member cut short or corrupt, "
+                     f"or garbage)", f"reading resumes at the next record, byte {nxt}" if nxt is not None else "")
     state.last_offset = at
     return nxt
+
+
+def _junk_between(fh: BinaryIO, at: int, until: int | None) -> bool:
+    """Anything but zero padding from byte `at` to `until` (None: the end of the file)."""
+    fh.seek(at)
+    while until is None or at < until:
+        block = fh.read(_SCAN_BLOCK if until is None else min(_SCAN_BLOCK, until - at))
+        if not block:
+            return False
+        if block.strip(b"\0"):
+            return True
+        at += len(block)
+    return False
 
 
 class _Prefixed(io.RawIOBase):
@@ -423,7 +461,7 @@ class _Members(io.RawIOBase):
     (what gzip.GzipFile reads), knowing where each member starts both in the
     file and in the stream; damage raises GzipDamage at the byte it starts."""
 
-    def __init__(self, fh: BinaryIO, start: int):
+    def __init__(self, fh: BinaryIO, start: int, out: int = 0):
         self._fh = fh
         fh.seek(start)
         self._buf = b""  # compressed bytes read; self._buf[self._i:] not inflated yet
@@ -431,10 +469,11 @@ class _Members(io.RawIOBase):
         self._at = start  # file offset of self._buf[self._i]
         self._d = None  # the member being inflated
         self._member = start
-        self._out = 0  # stream bytes produced
+        self._out = out  # stream bytes produced (`out`: the stream position of the member at `start`)
         self.starts: list[int] = []  # per member: its first byte in the stream ...
         self.offsets: list[int] = []  # ... and in the file
         self.damage: GzipDamage | None = None
+        self.good = 0  # with damage: the stream position where its good bytes end
 
     def readable(self):
         return True
@@ -450,12 +489,17 @@ class _Members(io.RawIOBase):
         return len(self._buf) - self._i
 
     def readinto(self, buffer) -> int:
-        if self.damage is None:
-            try:
-                return self._inflate(buffer)
-            except GzipDamage as exc:
-                self.damage = exc
-        raise self.damage  # and again on every later read: nothing past damage is guessed at
+        """Inflated bytes; at damage, the end of the stream (0) from then on,
+        and `damage` says where. Not an exception: the buffered readers above
+        would drop the good bytes they already hold with it."""
+        if self.damage is not None:
+            return 0
+        try:
+            return self._inflate(buffer)
+        except GzipDamage as exc:
+            self.damage = exc
+            self.good = self._out  # the stream's good bytes end here
+            return 0
 
     def _next_member(self) -> bool:
         """Start the member at the read position (False: the end of the data)."""
@@ -505,78 +549,87 @@ class _Members(io.RawIOBase):
 
 def _stream_mode(path, fh, start: int, state: _Reading, max_payload_bytes: int, skip: int = 0, resync: bool = False):
     """Read the gzip data from byte `start` on as one continuous decompressed
-    stream (gzip members concatenate). A record's offset is that of the member
-    it starts in, plus its rank among the records starting inside the member
-    unless it starts at the member's first byte. After a failure to parse,
-    decompression restarts and the search for the next record resumes one
-    byte past the failed one; after damaged gzip data, return the offset of
-    the next member that starts a record, for reading on member by member
-    (None: the end of the file)."""
+    stream (gzip members concatenate), after the first `skip` records. A
+    record's offset is that of the member it starts in, plus its rank among
+    the records starting inside the member times RANK_STRIDE unless it starts
+    at the member's first byte. After a failure to parse, decompression
+    restarts at the member holding the failed record and the search for the
+    next record resumes one byte past it; after damaged gzip data, return the
+    offset of the next member that starts a record, for reading on member by
+    member (None: the end of the file)."""
     note = f"read across gzip members from byte {start}"
     expect_record = not resync and not skip  # a record is known to start at `start`
-    resume_at = 0
+    resume_at = 0  # stream position to look for the next record from
     ranks: dict[int, int] = {}  # member offset -> records seen starting inside it
     mapped: dict[int, int] = {}  # stream position -> offset given
+    starts, offsets = [0], [start]  # every member met: its stream position and file offset
     while True:
-        members = _Members(fh, start)
+        m = bisect.bisect_right(starts, resume_at) - 1  # restart at the member holding resume_at
+        members = _Members(fh, offsets[m], starts[m])
 
         def where(position: int) -> int:
             if position not in mapped:
-                m = bisect.bisect_right(members.starts, position) - 1
-                member = members.offsets[m]
-                if position == members.starts[m]:
+                for at, off in zip(members.starts, members.offsets):  # members met in this pass
+                    if at > starts[-1]:
+                        starts.append(at)
+                        offsets.append(off)
+                k = bisect.bisect_right(starts, position) - 1
+                member = offsets[k]
+                if position == starts[k]:
                     mapped[position] = member
                 else:
                     ranks[member] = ranks.get(member, 0) + 1
-                    mapped[position] = member + ranks[member]
+                    mapped[position] = member + ranks[member] * RANK_STRIDE
             return mapped[position]
 
         gz = io.BufferedReader(members, _SCAN_BLOCK)
-        try:
-            _discard(gz, resume_at)
-            if resync:
-                stream, skipped = _skip_to_record(gz)
-            else:
-                stream, skipped = io.BufferedReader(_Prefixed(b"", gz), 1 << 16), 0
-        except GzipDamage as exc:  # the compressed data itself is broken
-            at = exc.at
-            if at in mapped.values():  # a record read here starts that member: the damage gets a rank too
-                ranks[at] = ranks.get(at, 0) + 1
-                at += ranks[at]
-            return (yield from _damaged(path, fh, exc, state, note, at=at))
-        if stream is None:
-            return None
-        base = resume_at + skipped
-        it = ArchiveIterator(stream)
-        before = state.yielded
-        failure = yield from _records(path, it, state, max_payload_bytes, base=base, note=note, skip=skip,
-                                      where=where)
-        skip = 0
-        if failure is None:
-            if state.yielded == before and expect_record:
+        _discard(gz, resume_at - starts[m])
+        if resync:
+            stream, skipped = _skip_to_record(gz)
+        else:
+            stream, skipped = io.BufferedReader(_Prefixed(b"", gz), 1 << 16), 0
+        failure = None
+        if stream is not None:
+            it = ArchiveIterator(stream)
+            before = state.yielded
+            failure = yield from _records(path, it, state, max_payload_bytes, base=resume_at + skipped, note=note,
+                                          skip=skip, where=where)
+            skip = 0
+            if failure is None and members.damage is None and state.yielded == before and expect_record:
                 # we came here for a record at `start`, and warcio ended quietly
                 # (it takes EOF for the end of the file): the file is cut inside it
                 yield _malformed(path, start, None, "file ends inside the record (truncated)", note)
+                return None
+        if failure is not None:
+            position, message = failure
+            bad = where(position) if members.starts else start
+            if bad != state.last_offset:
+                yield _malformed(path, bad, None, message, note)
+                state.last_offset = bad
+                state.last_malformed = True
+        if members.damage is not None and (failure is None or position + 1 >= members.good):
+            # (a parse failure before the damage, which the buffers read ahead to, resumes as any other)
+            # the record the damage cut was just reported malformed; else the damage is its own row
+            at = None if state.last_malformed else members.damage.at
+            if at is not None and at in mapped.values():  # a record read here starts that member
+                ranks[at] = ranks.get(at, 0) + 1
+                at += ranks[at] * RANK_STRIDE
+            return (yield from _damaged(path, fh, members.damage, state, note, at=at))
+        if failure is None:
             return None
-        position, message = failure
-        bad = where(position) if members.starts else start
-        if bad != state.last_offset:
-            yield _malformed(path, bad, None, message, note)
-            state.last_offset = bad
-        if members.damage is not None:
-            return (yield from _damaged(path, fh, members.damage, state, note))
         resume_at, resync, expect_record = position + 1, True, False
 
 
 def _damaged(path, fh, exc: GzipDamage, state: _Reading, note: str, at: int | None = None):
     """Damaged gzip data at byte exc.at: report it as a record at offset `at`
-    (None: the record it cut was just reported) and return the next member
-    that starts a record."""
+    (None: the record it cut was reported) and return the next member that
+    starts a record."""
     nxt = find_next_record(fh, exc.at + 1, True)
     if at is not None and at != state.last_offset:
         yield _malformed(path, at, None, exc, note if nxt is None else
                          f"{note}; reading resumes at the next record, byte {nxt}")
         state.last_offset = at
+        state.last_malformed = True
     return nxt
 
 
@@ -591,10 +644,12 @@ def records_at(path: str, fh: BinaryIO, offsets: list[int], max_payload_bytes: i
     wanted = sorted(set(offsets))
     found: dict[int, RawRecord] = {}
     rest: list[int] = []
+    size = fh.seek(0, io.SEEK_END)
     fh.seek(0)
-    gzipped = fh.read(3) == GZIP_MAGIC
+    gzipped = fh.read(3) == GZIP_MAGIC or path.lower().endswith(".gz")
     for offset in wanted:
-        if not _plausible_at(fh, offset, gzipped):  # inside a member (stream mode's ranks) or damage:
+        # past the end (stream mode's ranks), inside a member, or damage: no record starts there
+        if offset >= size or not _plausible_at(fh, offset, gzipped):
             rest.append(offset)  # warcio would parse whatever bytes are there as a record
             continue
         try:

@@ -130,9 +130,10 @@ def test_html_at_reads_pages_back_decoded_and_says_why_not():
     assert gone == {} and list(why) == [0] and "No such file" in why[0]
 
 
-def _members(n=5, words=30000):
+def _members(n=5, words=30000, gzip=True):
     """n response records, one gzip member each (~40 kB compressed), with fixed
-    record ids so that the bytes, and so the damage, are the same every run."""
+    record ids so that the bytes, and so the damage, are the same every run
+    (`gzip=False`: the records uncompressed)."""
     import io
     import random
 
@@ -144,7 +145,7 @@ def _members(n=5, words=30000):
         rnd = random.Random(i)
         body = "<html><body><p>" + " ".join(f"w{rnd.randrange(10 ** 6)}" for _ in range(words)) + "</p></body></html>"
         buf = io.BytesIO()
-        writer = WARCWriter(buf, gzip=True)
+        writer = WARCWriter(buf, gzip=gzip)
         http = StatusAndHeaders("200 OK", [("Content-Type", "text/html")], protocol="HTTP/1.1")
         writer.write_record(writer.create_warc_record(
             f"https://x.example/p{i}", "response", payload=io.BytesIO(body.encode()), http_headers=http,
@@ -186,10 +187,75 @@ def test_a_gzip_member_cut_short_or_corrupt_loses_no_other_record(tmp_path, torn
 
 def test_stream_mode_offsets_are_unique_and_found_again():
     """A file gzipped as one stream: its records take the member's offset and
-    their rank in it (0, 1, 2 ...), and records_at reads each back by it."""
+    their rank in it times RANK_STRIDE (0, 2^40, 2 * 2^40 ...), and records_at
+    reads each back by it."""
+    from templatemine.warc.reader import RANK_STRIDE
+
     path = sample("warcio-example-bad-non-chunked.warc.gz")
     recs = read(path)
-    assert [r.offset for r in recs] == list(range(len(recs)))
+    assert [r.offset for r in recs] == [i * RANK_STRIDE for i in range(len(recs))]
     with open(path, "rb") as fh:
         again = records_at(path, fh, [r.offset for r in recs])
     assert [again[r.offset].record_id for r in recs] == [r.record_id for r in recs]
+
+
+def _pages(recs):
+    return [r.target_uri for r in recs if r.outcome is None]
+
+
+def test_damage_around_members_holding_many_records(tmp_path):
+    """Found in review of the change above: a member of several records (a
+    file appended to by a tool that gzips as one stream) after a torn member
+    made the reader loop forever; the good records just before damage met in
+    stream mode were dropped with it; a one-stream file with junk after it
+    lost its last records; a last member cut to a few bytes vanished without
+    a row; zero padding between or after members gave a malformed row; and a
+    member of hundreds of small records gave ranks that reached the next
+    member's offset."""
+    import gzip as gz
+    import itertools
+
+    members = _members(6, words=300)
+    plain = b"".join(_members(6, words=300, gzip=False)[3:])
+    cases = {  # name: (bytes, pages wanted, malformed rows wanted)
+        "torn member, then a member of three records": (
+            members[0] + members[1][: len(members[1]) // 2] + gz.compress(plain), [0, 3, 4, 5], 1),
+        "one gzip stream, junk after it": (gz.compress(b"".join(_members(6, 300, False))) + b"junk!",
+                                           [0, 1, 2, 3, 4, 5], 1),
+        "last member cut to 5 bytes": (b"".join(members[:5]) + members[5][:5], [0, 1, 2, 3, 4], 1),
+        "one gzip stream: a garbage line, and cut short": (
+            gz.compress(b"".join(_members(2, 300, False)) + b"some garbage line\r\n" + plain)[:-60],
+            [0, 1, 3, 4], 2),
+        "zero padding between and after members": (members[0] + b"\0" * 512 + members[1] + b"\0" * 512,
+                                                   [0, 1], 0),
+    }
+    for name, (data, want, n_bad) in cases.items():
+        path = tmp_path / "x.warc.gz"
+        path.write_bytes(data)
+        with open(path, "rb") as fh:
+            recs = list(itertools.islice(iter_records(str(path), fh), 50))
+        assert _pages(recs) == [f"https://x.example/p{i}" for i in want], name
+        assert sum(r.outcome == "malformed" for r in recs) == n_bad, name
+        assert len({r.offset for r in recs}) == len(recs), name
+        with open(path, "rb") as fh:
+            again = records_at(str(path), fh, [r.offset for r in recs if r.outcome is None])
+        assert [again[r.offset].target_uri for r in recs if r.outcome is None] == _pages(recs), name
+    # 400 small records in one member, then another member: every offset unique, each found again
+    import io
+
+    from warcio.statusandheaders import StatusAndHeaders
+    from warcio.warcwriter import WARCWriter
+
+    buf = io.BytesIO()
+    writer = WARCWriter(buf, gzip=False)
+    for i in range(400):
+        writer.write_record(writer.create_warc_record(
+            f"https://x.example/s{i}", "resource", payload=io.BytesIO(b"x"),
+            warc_headers_dict={"WARC-Date": "2026-11-01T00:00:00Z", "WARC-Record-ID": "<urn:uuid:0>"}))
+    path = tmp_path / "many.warc.gz"
+    path.write_bytes(gz.compress(buf.getvalue()) + members[0])
+    recs = read(str(path))
+    assert len(recs) == 401 and len({r.offset for r in recs}) == 401 and recs[-1].outcome is None
+    with open(path, "rb") as fh:
+        again = records_at(str(path), fh, [recs[-1].offset, recs[200].offset])
+    assert again[recs[-1].offset].target_uri == "https://x.example/p0"
