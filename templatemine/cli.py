@@ -222,8 +222,14 @@ def _session(args, config, name):
     conf = _spark_conf(args.conf)  # this command's --conf: always set
     if name == "nightly":
         conf = {**DELTA_CONF, **conf}
-    # the preset's or config file's [spark]: spark-submit's --conf wins over them
-    defaults = {key: value for key, value in config.spark.items() if key not in conf}
+    # the preset's or config file's [spark]: spark-submit's --conf wins over them; and under
+    # spark-submit with neither --preset nor --config, the implied `local` preset's table (a
+    # laptop's 8 shuffle partitions) is no choice of the user's: Spark's own defaults stand
+    from templatemine.spark import under_spark_submit
+
+    chosen = args.preset is not None or getattr(args, "config", None)
+    table = config.spark if chosen or not under_spark_submit() else {}
+    defaults = {key: value for key, value in table.items() if key not in conf}
     # Spark's console progress bar is for a person at a terminal; it would garble logs, cron mail and JSON
     defaults.setdefault("spark.ui.showConsoleProgress",
                         "false" if args.quiet or args.log_json or not sys.stderr.isatty() else "true")

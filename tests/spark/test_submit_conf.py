@@ -43,3 +43,6 @@ def test_spark_submit_conf_wins_over_the_preset_and_the_commands_conf_over_both(
     assert _submit(tmp_path, [], ["--preset", "test"]) == {
         "spark.sql.shuffle.partitions": "2", "spark.databricks.delta.snapshotPartitions": "2",
         "spark.sql.session.timeZone": "UTC"}
+    # with no --preset and no --config, the implied local preset's 8 partitions are not taken:
+    # Spark's default stands (found in review: a cluster that sets nothing ran with 8)
+    assert _submit(tmp_path, [], [])["spark.sql.shuffle.partitions"] is None  # unset: Spark's 200
