@@ -1,10 +1,13 @@
 """spark-submit entry point for the extract stage (WARC -> PAGES, LINKS, PAGELETS).
 
-    spark-submit --py-files templatemine-0.1.0-py3-none-any.whl jobs/extract.py \\
-        s3a://bucket/crawl/warc.paths --out s3a://bucket/templatemine/crawl-1 --preset cluster
+    spark-submit ... jobs/extract.py s3a://bucket/crawl/warc.paths \\
+        --out s3a://bucket/templatemine/crawl-1 --config conf/yarn.toml
 
 Same arguments as `templatemine extract`; the session (master, executors,
-jars) is spark-submit's.
+jars) is spark-submit's. `scripts/package --profile yarn` (README, "On a
+cluster") builds the wheel and the executors' packed environment and prints
+the whole line: a wheel given to --py-files is not put on the executors'
+path (pyspark adds .zip, .egg and .jar files only) and brings no dependencies.
 """
 
 import sys

@@ -22,7 +22,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from templatemine.spark import JVM_PACKAGES, jars_dir  # noqa: E402
+from templatemine.spark import JVM_PACKAGES, delta_jars_present, jars_dir  # noqa: E402
 
 PROBE = """
 from pyspark.sql import SparkSession
@@ -86,7 +86,12 @@ def main() -> int:
     os.makedirs(target, exist_ok=True)
     for group, packages in JVM_PACKAGES.items():
         fetch(group, packages, target)
-    return 0
+    if not delta_jars_present():
+        # without them the nightly tests skip themselves: set-up must not pass as if all were there
+        print("bootstrap: the Delta jars are required (nightly state) and could not be fetched; "
+              "see above, then run again with TEMPLATEMINE_REFETCH=1", file=sys.stderr)
+        return 1
+    return 0  # GraphFrames is optional: components fall back to the DataFrame algorithm
 
 
 if __name__ == "__main__":
