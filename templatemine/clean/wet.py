@@ -7,12 +7,15 @@ FastWARC, cc-pyspark), so templatemine writes its template-free text the same
 way: OUT/wet/part-NNNNN.warc.wet.gz, one gzip member per record, a `warcinfo`
 record first.
 
-Record ids are UUID-5 of the source record (or the URL and capture time when
-the source, an ARC file, has none), so a retried task writes the same bytes.
+Record ids are UUID-5 of the run's output folder (`scope`), the source record
+(or the URL and capture time when the source, an ARC file, has none) and the
+text: a retried task writes the same bytes, and no two runs' records (or two
+texts of one capture) share an id, as WARC asks of WARC-Record-ID.
 """
 
 from __future__ import annotations
 
+import hashlib
 import io
 import uuid
 from typing import BinaryIO, Iterable, Iterator
@@ -30,18 +33,19 @@ def _record_id(*parts: str) -> str:
     return f"<urn:uuid:{uuid.uuid5(_NAMESPACE, chr(0).join(parts))}>"
 
 
-def write_wet(fh: BinaryIO, filename: str, pages: Iterable[dict]) -> int:
+def write_wet(fh: BinaryIO, filename: str, pages: Iterable[dict], scope: str = "") -> int:
     """Write a warcinfo record, then one conversion record per page (dicts
     with url, warc_date, warc_record_id ("" for none: an ARC source),
     clean_text, template_token_fraction, n_template_pagelets); return the
-    number of conversion records."""
+    number of conversion records. `scope` (the run's output folder) goes into
+    every record id."""
     writer = WARCWriter(fh, gzip=True, warc_version="WARC/1.0")
     info = writer.create_warcinfo_record(filename, {
         "software": f"templatemine {__version__}",
         "description": "page text with site templates removed (Bar-Yossef & Rajagopalan 2002)",
         "format": "WARC File Format 1.0",
     })
-    info.rec_headers.replace_header("WARC-Record-ID", _record_id("warcinfo", filename))
+    info.rec_headers.replace_header("WARC-Record-ID", _record_id("warcinfo", scope, filename))
     info.rec_headers.replace_header("WARC-Date", EPOCH)
     writer.write_record(info)
     n = 0
@@ -51,7 +55,8 @@ def write_wet(fh: BinaryIO, filename: str, pages: Iterable[dict]) -> int:
         source = page["warc_record_id"]
         headers = {
             "WARC-Date": date,
-            "WARC-Record-ID": _record_id("conversion", source, page["url"], date),
+            "WARC-Record-ID": _record_id("conversion", scope, source, page["url"], date,
+                                         hashlib.sha1(text).hexdigest()),
             "Content-Type": "text/plain",
             "WARC-Template-Token-Fraction": f"{page['template_token_fraction']:.4f}",
             "WARC-Template-Pagelets-Removed": str(page["n_template_pagelets"]),
@@ -83,7 +88,7 @@ def wet_partitions(batches: Iterator, out_dir: str) -> Iterator:
 
     with create_output(path) as fh:
         counter = _CountingWriter(fh)
-        n = write_wet(counter, name, rows())
+        n = write_wet(counter, name, rows(), scope=out_dir)
     yield pd.DataFrame({"file": [path], "records": [n], "bytes": [counter.written]})
 
 

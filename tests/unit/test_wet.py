@@ -48,3 +48,18 @@ def test_unknown_time_and_source_as_spark_sends_them():
 
 def test_retried_task_writes_the_same_bytes():
     assert _write() == _write()
+
+
+def test_record_ids_differ_between_runs_and_texts():
+    """Found in review: ids came from the source record, URL and date alone, so
+    a re-run (or any two runs' part-00000) wrote the same ids for other records."""
+    def ids(scope, pages=PAGES):
+        buf = io.BytesIO()
+        write_wet(buf, "part-00000.warc.wet.gz", pages, scope=scope)
+        return [r.rec_headers.get_header("WARC-Record-ID") for r in ArchiveIterator(io.BytesIO(buf.getvalue()))]
+
+    a, b = ids("out/_staging/run-a/wet"), ids("out/_staging/run-b/wet")
+    assert not set(a) & set(b) and len(set(a)) == 3
+    other_text = [{**PAGES[0], "clean_text": "Other text."}]
+    assert ids("s", other_text)[1] != ids("s", PAGES[:1])[1]
+    assert ids("s") == ids("s")  # a retried task: the same
