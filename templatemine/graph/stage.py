@@ -21,7 +21,7 @@ from templatemine.graph.cocitation import PAGE, PAGELET, citations, related
 from templatemine.graph.distill import CONFIGS, DOM_CONFIGS, distill, read_tables
 from templatemine.graph.priority import CRAWL_PRIORITY, crawl_priority
 from templatemine.html.urls import normalize_url, page_key
-from templatemine.tables.output import RunOutput, new_run_id
+from templatemine.tables.output import RunOutput, extract_config, new_run_id
 
 
 def run_distill(spark: SparkSession, out: str, query: str, config: DistillConfig = DistillConfig(),
@@ -62,12 +62,16 @@ def distill_lines(result: dict, top: int) -> list[str]:
 
 def run_related(spark: SparkSession, out: str, url: str, n: int = 20, unit: str = PAGELET,
                 keep_templates: bool = False) -> dict:
-    norm = normalize_url(url)
+    # the URL keyed as OUT's pages were (its extract may have kept index.html)
+    norm = normalize_url(url, extract_config(spark, out).get("strip_index", True))
     if norm is None:
         raise ValueError(f"not an http(s) URL: {url!r}")
     key = page_key(norm)
-    tables = read_tables(spark, out, ("links", "template_pagelets"))
-    links = tables["links"]
+    tables = read_tables(spark, out, ("links", "template_pagelets", "pages"))
+    # a near-duplicate (a mirror, http beside https) is not a second citing page:
+    # distill and crawl priority leave them out too
+    originals = tables["pages"].where(F.col("dup_of").isNull()).select(F.col("page_key").alias("src_page_key"))
+    links = tables["links"].join(originals, "src_page_key", "left_semi")
     templates = None if keep_templates else tables["template_pagelets"]
     cites = citations(links, templates, unit)
     rows = related(cites, key, n).collect()

@@ -187,3 +187,23 @@ def test_related_and_priority_commands(spark, web, capsys, tmp_path):
     assert _graph(spark, args, config, Progress()) == 0
     shown = capsys.readouterr().out
     assert "root set 0" in shown and "nothing to rank" in shown
+
+
+def test_related_counts_a_mirror_once_and_keys_the_url_as_extract_did(spark, tmp_path):
+    """Found in review: a near-duplicate page (dup_of set: a mirror, http beside
+    https) co-cited its targets a second time; and `related` keyed the URL with
+    index.html stripped whatever OUT's extract did."""
+    from templatemine.graph.stage import run_related
+
+    out = tmp_path / "out"
+    a, b, t, x = (page_key(u) for u in ("https://s.org/a", "https://s.org/b", "https://s.org/t/index.html",
+                                        "https://s.org/x"))
+    spark.createDataFrame([(a, None), (b, a)], "page_key long, dup_of long").write.parquet(str(out / "pages"))
+    spark.createDataFrame([(src, 0, dst, url) for src in (a, b) for dst, url in
+                           ((t, "https://s.org/t/index.html"), (x, "https://s.org/x"))],
+                          "src_page_key long, pagelet_ordinal int, dst_page_key long, dst_url string") \
+        .write.parquet(str(out / "links"))
+    spark.createDataFrame([], "page_key long, ordinal int").write.parquet(str(out / "template_pagelets"))
+    (out / "manifest.json").write_text(json.dumps({"config": {"strip_index": False}}))
+    got = run_related(spark, str(out), "https://s.org/t/index.html")
+    assert [(r["url"], r["cocitations"], r["citing_pages"]) for r in got["related"]] == [("https://s.org/x", 1, 1)]
