@@ -11,7 +11,6 @@ builds the same test as a Spark expression, so no Python UDF runs per row.
 from __future__ import annotations
 
 import re
-import shlex
 
 _NON_WORD = re.compile(r"[^\w]+", re.UNICODE)
 SPARK_NON_WORD = r"[^\p{L}\p{N}_]+"  # the same class as Python's \W, in Java regex
@@ -24,9 +23,11 @@ def normalise(text: str) -> str:
 
 def parse_query(query: str) -> list[str]:
     """Terms of `query`, each normalised and padded (' rock climbing ')."""
-    try:
-        parts = shlex.split(query)
-    except ValueError:  # an unbalanced quote: take the words
+    # only double quotes make phrases: an apostrophe (O'Reilly) is part of a word
+    # (shlex read it as an open quote, failed, and the fallback lost every phrase)
+    if query.count('"') % 2 == 0:
+        parts = [p for i, chunk in enumerate(query.split('"')) for p in ([chunk] if i % 2 else chunk.split())]
+    else:  # an unbalanced quote: take the words
         parts = query.replace('"', " ").split()
     terms = []
     for part in parts:

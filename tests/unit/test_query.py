@@ -8,6 +8,8 @@ from templatemine.graph.query import matches, normalise, parse_query
 def test_phrases_and_words_are_terms():
     assert parse_query('"rock climbing" gear') == [" rock climbing ", " gear "]
     assert parse_query("Java  java") == [" java "]  # folded, deduplicated
+    # an apostrophe is part of a word, not a quote: the phrase stays one term (found in review)
+    assert parse_query('"rock climbing" O\'Reilly') == [" rock climbing ", " o reilly "]
 
 
 def test_a_phrase_matches_only_as_whole_adjacent_words():
