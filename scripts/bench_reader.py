@@ -9,10 +9,11 @@ file (a member cut short shows there), and, for a file gzipped as one stream,
 its own member-by-member inflater instead of gzip.GzipFile. Measured on the
 WARC files of ../shared/corpora's sites and news (when present; else the bundled
 iana sample), and on one file made here from the largest of them gzipped as one
-stream: iter_records beside a bare ArchiveIterator pass that reads every
-record's content (the least any reader does; through gzip.GzipFile for the one
-stream, as warcio needs), best of --rounds rounds, the order turning each
-round. Prints the ratio (reader time / warcio time).
+stream, and once more with every record split across two gzip members
+("wrong chunking", read across members): iter_records beside a bare
+ArchiveIterator pass that reads every record's content (the least any reader
+does; through gzip.GzipFile for the last two, as warcio needs), best of
+--rounds rounds, the order turning each round. Prints the ratio (reader time / warcio time).
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ def bare(paths: list[str]) -> int:
     n = 0
     for path in paths:
         with open(path, "rb") as raw:  # a file gzipped as one stream: through gzip.GzipFile, which warcio needs
-            fh = gzip.GzipFile(fileobj=raw) if "one-stream" in path else raw
+            fh = gzip.GzipFile(fileobj=raw) if "stream" in os.path.basename(path) else raw
             for rec in ArchiveIterator(fh):
                 rec.content_stream().read()
                 n += 1
@@ -79,7 +80,18 @@ def main() -> int:
         one_stream = os.path.join(tmp, "one-stream.warc.gz")
         with gzip.open(largest, "rb") as src, open(one_stream, "wb") as dst:
             dst.write(gzip.compress(src.read()))
-        for name, paths in (("gzip member per record", members), ("one gzip stream", [one_stream])):
+        # wrong chunking: each record split across two gzip members (read across members)
+        split = os.path.join(tmp, "split-stream.warc.gz")
+        with open(largest, "rb") as src, open(split, "wb") as dst:
+            starts = [r.offset for r in iter_records(largest, src)]
+            src.seek(0)
+            data = src.read()
+            starts.append(len(data))
+            for a, b in zip(starts, starts[1:]):
+                plain = gzip.decompress(data[a:b])
+                dst.write(gzip.compress(plain[: len(plain) // 2]) + gzip.compress(plain[len(plain) // 2:]))
+        for name, paths in (("gzip member per record", members), ("one gzip stream", [one_stream]),
+                            ("records split in 2 members", [split])):
             runs = {}
             for r in range(args.rounds):  # turn the order each round
                 for label, fn in ((("warcio", bare), ("reader", reader)) if r % 2 == 0 else

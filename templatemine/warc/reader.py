@@ -34,6 +34,7 @@ from __future__ import annotations
 import bisect
 import io
 import logging
+import os
 import re
 import zlib
 from dataclasses import dataclass
@@ -219,12 +220,20 @@ def _records(path, it, state: _Reading, max_payload_bytes: int, base: int = 0, n
     pending: RawRecord | None = None
     pending_previous = state.last_offset
     failure = None
+    run_last = -1
     try:
         for rec in it:
             if skip:
                 skip -= 1
                 continue
             offset = base + it.offset if where is None else where(base + it.offset)
+            if members is not None and (offset <= run_last or not _member_start(members, offset)):
+                # warcio reads ahead in a member that holds more than one record and hands
+                # them out with offsets it makes up (negative, or inside other members)
+                # before it raises: read them as one stream instead
+                failure = (offset, f"non-chunked gzip: a record at no gzip member start ({offset})")
+                break
+            run_last = offset
             previous, state.last_offset = state.last_offset, offset
             state.yielded += 1
             try:
@@ -275,8 +284,7 @@ def iter_records(path: str, fh: BinaryIO, max_payload_bytes: int = 10 << 20) -> 
     byte offsets in the file (gzip member starts for .gz), unique in it;
     records read across gzip members (their `detail` says so) have their
     member's offset, plus their rank in it unless they start it."""
-    # a .gz whose first member is damaged is still gzip: read on at its next member
-    gzipped = fh.read(3) == GZIP_MAGIC or path.lower().endswith(".gz")
+    gzipped = _gzipped(path, fh)
     state = _Reading()
     pos = 0
     while True:
@@ -292,6 +300,33 @@ def iter_records(path: str, fh: BinaryIO, max_payload_bytes: int = 10 << 20) -> 
             log.warning("%s: reading would resume at byte %d, not after %d: stopped", path, resumed, pos)
             return
         pos = resumed
+
+
+def _member_start(fh: BinaryIO, offset: int) -> bool:
+    """A gzip member starts at byte `offset` of the file warcio is reading,
+    read without moving it (pread where there is a file descriptor)."""
+    if offset < 0:
+        return False
+    try:
+        return os.pread(fh.fileno(), 3, offset) == GZIP_MAGIC
+    except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+        here = fh.tell()
+        try:
+            fh.seek(offset)
+            return fh.read(3) == GZIP_MAGIC
+        finally:
+            fh.seek(here)
+
+
+def _gzipped(path: str, fh: BinaryIO) -> bool:
+    """The file is gzip: by its first bytes, or by its name when they are
+    damaged (a .gz whose first member is broken is read on from its next
+    member); a file named .gz that starts like a record is plain (a client
+    that un-gzipped it on download kept the name)."""
+    fh.seek(0)
+    head = fh.read(16)
+    fh.seek(0)
+    return head.startswith(GZIP_MAGIC) or (path.lower().endswith(".gz") and not _is_record_start(head))
 
 
 def _after_run(path, fh, pos: int, state: _Reading, failure, gzipped: bool, max_payload_bytes: int,
@@ -474,6 +509,7 @@ class _Members(io.RawIOBase):
         self.offsets: list[int] = []  # ... and in the file
         self.damage: GzipDamage | None = None
         self.good = 0  # with damage: the stream position where its good bytes end
+        self.noted = 0  # members _stream_mode has taken into its lists
 
     def readable(self):
         return True
@@ -569,10 +605,11 @@ def _stream_mode(path, fh, start: int, state: _Reading, max_payload_bytes: int, 
 
         def where(position: int) -> int:
             if position not in mapped:
-                for at, off in zip(members.starts, members.offsets):  # members met in this pass
-                    if at > starts[-1]:
-                        starts.append(at)
-                        offsets.append(off)
+                while members.noted < len(members.starts):  # members met in this pass, each noted once
+                    if members.starts[members.noted] > starts[-1]:
+                        starts.append(members.starts[members.noted])
+                        offsets.append(members.offsets[members.noted])
+                    members.noted += 1
                 k = bisect.bisect_right(starts, position) - 1
                 member = offsets[k]
                 if position == starts[k]:
@@ -645,11 +682,10 @@ def records_at(path: str, fh: BinaryIO, offsets: list[int], max_payload_bytes: i
     found: dict[int, RawRecord] = {}
     rest: list[int] = []
     size = fh.seek(0, io.SEEK_END)
-    fh.seek(0)
-    gzipped = fh.read(3) == GZIP_MAGIC or path.lower().endswith(".gz")
+    gzipped = _gzipped(path, fh)
     for offset in wanted:
-        # past the end (stream mode's ranks), inside a member, or damage: no record starts there
-        if offset >= size or not _plausible_at(fh, offset, gzipped):
+        # outside the file (stream mode's ranks), inside a member, or damage: no record starts there
+        if not 0 <= offset < size or not _plausible_at(fh, offset, gzipped):
             rest.append(offset)  # warcio would parse whatever bytes are there as a record
             continue
         try:

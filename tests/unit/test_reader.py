@@ -259,3 +259,36 @@ def test_damage_around_members_holding_many_records(tmp_path):
     with open(path, "rb") as fh:
         again = records_at(str(path), fh, [recs[-1].offset, recs[200].offset])
     assert again[recs[-1].offset].target_uri == "https://x.example/p0"
+
+
+def test_second_review_plain_files_named_gz_and_read_ahead_offsets(tmp_path):
+    """Found in review of the mends: an uncompressed WARC named .warc.gz (a
+    client un-gzipped it and kept the name) lost its last page, and after a
+    garbage line every later record; warcio, reading ahead in a member that
+    holds two records, handed out the next records with made-up offsets
+    (one negative, others inside other members); records_at raised on a
+    negative offset."""
+    import gzip as gz
+
+    plain = _members(6, words=50, gzip=False)
+    path = tmp_path / "plain.warc.gz"
+    path.write_bytes(plain[0] + plain[1] + b"some garbage line\r\n\r\n" + b"".join(plain[2:]))
+    recs = read(str(path))
+    assert _pages(recs) == [f"https://x.example/p{i}" for i in range(6)]
+    assert [r.outcome for r in recs].count("malformed") == 1
+    # p2 and p3 share one member, the others have one each
+    pages = [_members(1, words=w, gzip=False)[0].replace(b"/p0", f"/p{i}".encode())
+             for i, w in enumerate([20, 20, 20, 2000, 400, 400, 100, 20])]
+    members = [gz.compress(pages[0]), gz.compress(pages[1]), gz.compress(pages[2] + pages[3])] + \
+        [gz.compress(p) for p in pages[4:]]
+    starts = [sum(map(len, members[:i])) for i in range(len(members))]
+    path = tmp_path / "two-in-one.warc.gz"
+    path.write_bytes(b"".join(members))
+    recs = read(str(path))
+    assert _pages(recs) == [f"https://x.example/p{i}" for i in range(8)]
+    got = {r.target_uri.rsplit("/", 1)[-1]: r.offset for r in recs}
+    assert [got[f"p{i}"] for i in (0, 1, 2, 4, 5, 6, 7)] == starts[:3] + starts[3:]  # member starts, as they are
+    assert got["p3"] > starts[-1]  # its member's offset plus a rank: no member start
+    with open(path, "rb") as fh:
+        again = records_at(str(path), fh, [r.offset for r in recs] + [-5])
+    assert sorted(again) == sorted(r.offset for r in recs)
