@@ -227,6 +227,9 @@ def _records(path, it, state: _Reading, max_payload_bytes: int, base: int = 0, n
                 skip -= 1
                 continue
             offset = base + it.offset if where is None else where(base + it.offset)
+            if members is not None and offset > run_last and not _member_start(members, offset) \
+                    and not _junk_between(members, offset, None):
+                break  # blank lines or zeros after the last member, which warcio reads as a record: the end
             if members is not None and (offset <= run_last or not _member_start(members, offset)):
                 # warcio reads ahead in a member that holds more than one record and hands
                 # them out with offsets it makes up (negative, or inside other members)
@@ -418,13 +421,13 @@ def _after_quiet_end(path: str, fh: BinaryIO, pos: int, state: _Reading):
 
 
 def _junk_between(fh: BinaryIO, at: int, until: int | None) -> bool:
-    """Anything but zero padding from byte `at` to `until` (None: the end of the file)."""
+    """Anything but padding (zeros, blank lines) from byte `at` to `until` (None: the end of the file)."""
     fh.seek(at)
     while until is None or at < until:
         block = fh.read(_SCAN_BLOCK if until is None else min(_SCAN_BLOCK, until - at))
         if not block:
             return False
-        if block.strip(b"\0"):
+        if block.strip(b"\0\r\n\t "):  # zero padding, or blank lines a writer left
             return True
         at += len(block)
     return False
@@ -487,7 +490,7 @@ class GzipDamage(OSError):
         self.at = at
 
 
-_NON_ZERO = re.compile(b"[^\\0]")
+_NON_ZERO = re.compile(b"[^\\0\\r\\n\\t ]")  # what is not padding between members
 _INFLATE_CHUNK = 1 << 16  # compressed bytes per zlib call: what it leaves over is copied each call
 
 

@@ -228,6 +228,7 @@ def test_damage_around_members_holding_many_records(tmp_path):
             [0, 1, 3, 4], 2),
         "zero padding between and after members": (members[0] + b"\0" * 512 + members[1] + b"\0" * 512,
                                                    [0, 1], 0),
+        "blank lines after the last member": (members[0] + members[1] + b"\r\n\r\n", [0, 1], 0),
     }
     for name, (data, want, n_bad) in cases.items():
         path = tmp_path / "x.warc.gz"
