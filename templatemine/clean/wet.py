@@ -7,16 +7,19 @@ FastWARC, cc-pyspark), so templatemine writes its template-free text the same
 way: OUT/wet/part-NNNNN.warc.wet.gz, one gzip member per record, a `warcinfo`
 record first.
 
-Record ids are UUID-5 of the run's output folder (`scope`), the source record
-(or the URL and capture time when the source, an ARC file, has none) and the
-text: a retried task writes the same bytes, and no two runs' records (or two
-texts of one capture) share an id, as WARC asks of WARC-Record-ID.
+Record ids are UUID-5 of the source record (or the URL and capture time when
+the source, an ARC file, has none) and the text's digest; the warcinfo's, of
+the file name and the first record's id. So the same pages give the same bytes
+(a retried task, a cluster run beside a local one: tests/cluster), and records
+that differ (another text of one capture, after templates changed; another
+file's warcinfo) do not share a WARC-Record-ID.
 """
 
 from __future__ import annotations
 
 import hashlib
 import io
+import itertools
 import uuid
 from typing import BinaryIO, Iterable, Iterator
 
@@ -33,30 +36,36 @@ def _record_id(*parts: str) -> str:
     return f"<urn:uuid:{uuid.uuid5(_NAMESPACE, chr(0).join(parts))}>"
 
 
-def write_wet(fh: BinaryIO, filename: str, pages: Iterable[dict], scope: str = "") -> int:
+def _conversion_id(page: dict, text: bytes) -> str:
+    return _record_id("conversion", page["warc_record_id"], page["url"], page["warc_date"],
+                      hashlib.sha1(text).hexdigest())
+
+
+def write_wet(fh: BinaryIO, filename: str, pages: Iterable[dict]) -> int:
     """Write a warcinfo record, then one conversion record per page (dicts
     with url, warc_date, warc_record_id ("" for none: an ARC source),
     clean_text, template_token_fraction, n_template_pagelets); return the
-    number of conversion records. `scope` (the run's output folder) goes into
-    every record id."""
+    number of conversion records."""
+    pages = iter(pages)
+    first = next(pages, None)
     writer = WARCWriter(fh, gzip=True, warc_version="WARC/1.0")
     info = writer.create_warcinfo_record(filename, {
         "software": f"templatemine {__version__}",
         "description": "page text with site templates removed (Bar-Yossef & Rajagopalan 2002)",
         "format": "WARC File Format 1.0",
     })
-    info.rec_headers.replace_header("WARC-Record-ID", _record_id("warcinfo", scope, filename))
+    opening = _conversion_id(first, first["clean_text"].encode("utf-8")) if first is not None else ""
+    info.rec_headers.replace_header("WARC-Record-ID", _record_id("warcinfo", filename, opening))
     info.rec_headers.replace_header("WARC-Date", EPOCH)
     writer.write_record(info)
     n = 0
-    for page in pages:
+    for page in itertools.chain([first] if first is not None else [], pages):
         text = page["clean_text"].encode("utf-8")
         date = page["warc_date"]
         source = page["warc_record_id"]
         headers = {
             "WARC-Date": date,
-            "WARC-Record-ID": _record_id("conversion", scope, source, page["url"], date,
-                                         hashlib.sha1(text).hexdigest()),
+            "WARC-Record-ID": _conversion_id(page, text),
             "Content-Type": "text/plain",
             "WARC-Template-Token-Fraction": f"{page['template_token_fraction']:.4f}",
             "WARC-Template-Pagelets-Removed": str(page["n_template_pagelets"]),
@@ -88,7 +97,7 @@ def wet_partitions(batches: Iterator, out_dir: str) -> Iterator:
 
     with create_output(path) as fh:
         counter = _CountingWriter(fh)
-        n = write_wet(counter, name, rows(), scope=out_dir)
+        n = write_wet(counter, name, rows())
     yield pd.DataFrame({"file": [path], "records": [n], "bytes": [counter.written]})
 
 

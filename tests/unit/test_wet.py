@@ -50,16 +50,18 @@ def test_retried_task_writes_the_same_bytes():
     assert _write() == _write()
 
 
-def test_record_ids_differ_between_runs_and_texts():
-    """Found in review: ids came from the source record, URL and date alone, so
-    a re-run (or any two runs' part-00000) wrote the same ids for other records."""
-    def ids(scope, pages=PAGES):
+def test_record_ids_differ_with_the_text_and_the_files_first_page():
+    """Found in review: ids came from the source record, URL and date alone (a
+    re-run after templates changed wrote another text under the same id), and
+    every part-00000's warcinfo had the same id. The same pages still give the
+    same bytes (a cluster run beside a local one, tests/cluster)."""
+    def ids(pages):
         buf = io.BytesIO()
-        write_wet(buf, "part-00000.warc.wet.gz", pages, scope=scope)
+        write_wet(buf, "part-00000.warc.wet.gz", pages)
         return [r.rec_headers.get_header("WARC-Record-ID") for r in ArchiveIterator(io.BytesIO(buf.getvalue()))]
 
-    a, b = ids("out/_staging/run-a/wet"), ids("out/_staging/run-b/wet")
-    assert not set(a) & set(b) and len(set(a)) == 3
     other_text = [{**PAGES[0], "clean_text": "Other text."}]
-    assert ids("s", other_text)[1] != ids("s", PAGES[:1])[1]
-    assert ids("s") == ids("s")  # a retried task: the same
+    assert ids(other_text)[1] != ids(PAGES[:1])[1]
+    assert ids(PAGES[1:])[0] != ids(PAGES)[0]  # another first page: another warcinfo id
+    assert ids(PAGES) == ids(PAGES) and len(set(ids(PAGES))) == 3
+    assert ids([])[0] != ids(PAGES)[0]
