@@ -286,7 +286,7 @@ def iter_records(path: str, fh: BinaryIO, max_payload_bytes: int = 10 << 20) -> 
     Never raises for bad data: damage becomes `malformed` records. Offsets are
     byte offsets in the file (gzip member starts for .gz), unique in it;
     records read across gzip members (their `detail` says so) have their
-    member's offset, plus their rank in it unless they start it."""
+    member's offset, plus their rank in it times RANK_STRIDE unless they start it."""
     gzipped = _gzipped(path, fh)
     state = _Reading()
     pos = 0
@@ -609,9 +609,12 @@ def _stream_mode(path, fh, start: int, state: _Reading, max_payload_bytes: int, 
         def where(position: int) -> int:
             if position not in mapped:
                 while members.noted < len(members.starts):  # members met in this pass, each noted once
-                    if members.starts[members.noted] > starts[-1]:
-                        starts.append(members.starts[members.noted])
-                        offsets.append(members.offsets[members.noted])
+                    at, off = members.starts[members.noted], members.offsets[members.noted]
+                    if at > starts[-1]:
+                        starts.append(at)
+                        offsets.append(off)
+                    elif at == starts[-1]:  # where the pass began: padding may put the member past it
+                        offsets[-1] = off
                     members.noted += 1
                 k = bisect.bisect_right(starts, position) - 1
                 member = offsets[k]
