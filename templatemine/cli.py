@@ -217,7 +217,7 @@ def _load(args):
 
 
 def _session(args, config, name):
-    from templatemine.spark import DELTA_CONF, get_session
+    from templatemine.spark import DELTA_CONF, get_session, under_spark_submit
 
     conf = _spark_conf(args.conf)  # this command's --conf: always set
     if name == "nightly":
@@ -225,8 +225,6 @@ def _session(args, config, name):
     # the preset's or config file's [spark]: spark-submit's --conf wins over them; and under
     # spark-submit with neither --preset nor --config, the implied `local` preset's table (a
     # laptop's 8 shuffle partitions) is no choice of the user's: Spark's own defaults stand
-    from templatemine.spark import under_spark_submit
-
     chosen = args.preset is not None or getattr(args, "config", None)
     table = config.spark if chosen or not under_spark_submit() else {}
     defaults = {key: value for key, value in table.items() if key not in conf}

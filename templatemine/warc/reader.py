@@ -32,6 +32,7 @@ the Spark stage calls inside `mapInArrow`.
 from __future__ import annotations
 
 import bisect
+import functools
 import io
 import logging
 import os
@@ -166,19 +167,24 @@ def find_next_record(fh: BinaryIO, start: int, gzipped: bool) -> int | None:
         fh.seek(base)
 
 
-def _plausible_at(fh: BinaryIO, pos: int, gzipped: bool) -> bool:
+def _peek(fh: BinaryIO, pos: int, n: int) -> bytes:
+    """`n` bytes at `pos`, the stream left where it was (warcio may be reading it)."""
     here = fh.tell()
     try:
         fh.seek(pos)
-        chunk = fh.read(4096)
-        if gzipped:
-            try:
-                chunk = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(chunk, 64)
-            except zlib.error:
-                return False
-        return _is_record_start(chunk)
+        return fh.read(n)
     finally:
         fh.seek(here)
+
+
+def _plausible_at(fh: BinaryIO, pos: int, gzipped: bool) -> bool:
+    chunk = _peek(fh, pos, 4096)
+    if gzipped:
+        try:
+            chunk = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(chunk, 64)
+        except zlib.error:
+            return False
+    return _is_record_start(chunk)
 
 
 class _Reading:
@@ -189,7 +195,7 @@ class _Reading:
         self.last_offset = -1
         self.last_malformed = False  # the last row handed out is `malformed`
         self.broken_member = -1  # offset of a record reported as malformed for its damaged member
-        self.member_end: dict[int, int | None] = {}  # _member_end of members checked already
+        self.checked: tuple[int, int | None] = (-1, None)  # the last member _records inflated, and its end
 
 
 def _malformed(path: str, offset: int, rec_type: str | None, exc_or_text, note: str = "") -> RawRecord:
@@ -227,10 +233,9 @@ def _records(path, it, state: _Reading, max_payload_bytes: int, base: int = 0, n
                 skip -= 1
                 continue
             offset = base + it.offset if where is None else where(base + it.offset)
-            if members is not None and offset > run_last and not _member_start(members, offset) \
-                    and not _junk_between(members, offset, None):
-                break  # blank lines or zeros after the last member, which warcio reads as a record: the end
-            if members is not None and (offset <= run_last or not _member_start(members, offset)):
+            if members is not None and not (offset > run_last and _member_start(members, offset)):
+                if offset > run_last and not _junk_between(members, offset, None):
+                    break  # blank lines or zeros after the last member, which warcio reads as a record: the end
                 # warcio reads ahead in a member that holds more than one record and hands
                 # them out with offsets it makes up (negative, or inside other members)
                 # before it raises: read them as one stream instead
@@ -270,7 +275,8 @@ def _records(path, it, state: _Reading, max_payload_bytes: int, base: int = 0, n
     check = members is not None and not non_chunked
     if pending is not None:
         if check and pending.outcome != "malformed":
-            end = state.member_end[pending.offset] = _member_end(members, pending.offset)
+            end = _member_end(members, pending.offset)
+            state.checked = (pending.offset, end)
             if end is None:
                 pending = _malformed(path, pending.offset, pending.record_type,
                                      "its gzip member is cut short or corrupt (it does not inflate to its end)", note)
@@ -312,13 +318,8 @@ def _member_start(fh: BinaryIO, offset: int) -> bool:
         return False
     try:
         return os.pread(fh.fileno(), 3, offset) == GZIP_MAGIC
-    except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
-        here = fh.tell()
-        try:
-            fh.seek(offset)
-            return fh.read(3) == GZIP_MAGIC
-        finally:
-            fh.seek(here)
+    except (AttributeError, OSError, ValueError, io.UnsupportedOperation):  # no descriptor: a remote stream
+        return _peek(fh, offset, 3) == GZIP_MAGIC
 
 
 def _gzipped(path: str, fh: BinaryIO) -> bool:
@@ -410,7 +411,7 @@ def _after_quiet_end(path: str, fh: BinaryIO, pos: int, state: _Reading):
     if last is None:
         at = pos
     else:  # the last record's member is whole (_records checked it): the damage starts where it ends
-        end = state.member_end.get(last) if last in state.member_end else _member_end(fh, last)
+        end = state.checked[1] if state.checked[0] == last else _member_end(fh, last)
         at = end if end is not None else last + 1
     if not _junk_between(fh, at, nxt):  # nothing lost: the end of the file, or zero padding before nxt
         return nxt
@@ -586,6 +587,44 @@ class _Members(io.RawIOBase):
                 return len(out)
 
 
+class _Numbering:
+    """The offsets stream mode gives: a record starting a gzip member has the
+    member's offset; any other, the offset of the member it starts in plus its
+    rank there times RANK_STRIDE. Kept across the passes of one stream mode
+    read (a pass restarts at the member holding its first stream position)."""
+
+    def __init__(self, start: int):
+        self.starts, self.offsets = [0], [start]  # every member met: its stream position and file offset
+        self.ranks: dict[int, int] = {}  # member offset -> records ranked inside it
+        self.given: dict[int, int] = {}  # stream position -> offset
+        self.used: set[int] = set()
+
+    def restart(self, position: int) -> tuple[int, int]:
+        """(file offset, stream position) of the member holding `position`."""
+        m = bisect.bisect_right(self.starts, position) - 1
+        return self.offsets[m], self.starts[m]
+
+    def ranked(self, member: int) -> int:
+        self.ranks[member] = self.ranks.get(member, 0) + 1
+        return member + self.ranks[member] * RANK_STRIDE
+
+    def offset(self, members: "_Members", position: int) -> int:
+        if position not in self.given:
+            while members.noted < len(members.starts):  # the members this pass met, each noted once
+                at, off = members.starts[members.noted], members.offsets[members.noted]
+                if at > self.starts[-1]:
+                    self.starts.append(at)
+                    self.offsets.append(off)
+                elif at == self.starts[-1]:  # where the pass began: padding may put the member past it
+                    self.offsets[-1] = off
+                members.noted += 1
+            k = bisect.bisect_right(self.starts, position) - 1
+            given = self.offsets[k] if position == self.starts[k] else self.ranked(self.offsets[k])
+            self.given[position] = given
+            self.used.add(given)
+        return self.given[position]
+
+
 def _stream_mode(path, fh, start: int, state: _Reading, max_payload_bytes: int, skip: int = 0, resync: bool = False):
     """Read the gzip data from byte `start` on as one continuous decompressed
     stream (gzip members concatenate), after the first `skip` records. A
@@ -599,34 +638,13 @@ def _stream_mode(path, fh, start: int, state: _Reading, max_payload_bytes: int, 
     note = f"read across gzip members from byte {start}"
     expect_record = not resync and not skip  # a record is known to start at `start`
     resume_at = 0  # stream position to look for the next record from
-    ranks: dict[int, int] = {}  # member offset -> records seen starting inside it
-    mapped: dict[int, int] = {}  # stream position -> offset given
-    starts, offsets = [0], [start]  # every member met: its stream position and file offset
+    numbering = _Numbering(start)
     while True:
-        m = bisect.bisect_right(starts, resume_at) - 1  # restart at the member holding resume_at
-        members = _Members(fh, offsets[m], starts[m])
-
-        def where(position: int) -> int:
-            if position not in mapped:
-                while members.noted < len(members.starts):  # members met in this pass, each noted once
-                    at, off = members.starts[members.noted], members.offsets[members.noted]
-                    if at > starts[-1]:
-                        starts.append(at)
-                        offsets.append(off)
-                    elif at == starts[-1]:  # where the pass began: padding may put the member past it
-                        offsets[-1] = off
-                    members.noted += 1
-                k = bisect.bisect_right(starts, position) - 1
-                member = offsets[k]
-                if position == starts[k]:
-                    mapped[position] = member
-                else:
-                    ranks[member] = ranks.get(member, 0) + 1
-                    mapped[position] = member + ranks[member] * RANK_STRIDE
-            return mapped[position]
-
+        member, at = numbering.restart(resume_at)
+        members = _Members(fh, member, at)
+        where = functools.partial(numbering.offset, members)
         gz = io.BufferedReader(members, _SCAN_BLOCK)
-        _discard(gz, resume_at - starts[m])
+        _discard(gz, resume_at - at)
         if resync:
             stream, skipped = _skip_to_record(gz)
         else:
@@ -654,9 +672,8 @@ def _stream_mode(path, fh, start: int, state: _Reading, max_payload_bytes: int, 
             # (a parse failure before the damage, which the buffers read ahead to, resumes as any other)
             # the record the damage cut was just reported malformed; else the damage is its own row
             at = None if state.last_malformed else members.damage.at
-            if at is not None and at in mapped.values():  # a record read here starts that member
-                ranks[at] = ranks.get(at, 0) + 1
-                at += ranks[at] * RANK_STRIDE
+            if at in numbering.used:  # a record read here starts that member
+                at = numbering.ranked(at)
             return (yield from _damaged(path, fh, members.damage, state, note, at=at))
         if failure is None:
             return None
