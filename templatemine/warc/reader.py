@@ -241,6 +241,12 @@ def _records(path, it, state: _Reading, max_payload_bytes: int, base: int = 0, n
                 # before it raises: read them as one stream instead
                 failure = (offset, f"non-chunked gzip: a record at no gzip member start ({offset})")
                 break
+            if members is None and rec.format == "warc" and rec.rec_headers.get_header("Content-Length") is None:
+                # warcio reads a WARC record without its (mandatory) length to the end of the
+                # stream, every later record with it: unless a gzip member bounds it, it fails
+                # here, and the reading resumes at the next record after its header
+                failure = (base + it.offset, "WARC record without a Content-Length header")
+                break
             run_last = offset
             previous, state.last_offset = state.last_offset, offset
             state.yielded += 1

@@ -293,3 +293,37 @@ def test_second_review_plain_files_named_gz_and_read_ahead_offsets(tmp_path):
     with open(path, "rb") as fh:
         again = records_at(str(path), fh, [r.offset for r in recs] + [-5])
     assert sorted(again) == sorted(r.offset for r in recs)
+
+
+def _no_length(records: list[bytes], bad) -> list[bytes]:
+    """The records, those at indexes in `bad` without their Content-Length header."""
+    return [r.replace(b"Content-Length:", b"X-No-Length:", 1) if i in bad else r for i, r in enumerate(records)]
+
+
+def test_a_warc_record_without_content_length_loses_no_other_record(tmp_path):
+    """Found 2026-11-27: warcio reads a WARC record with no Content-Length to
+    the end of the stream, so in an uncompressed file, or one gzipped as one
+    stream, every record after it vanished into its payload without a row.
+    Now it is one `malformed` row and the reading goes on at the next record;
+    in a file of one gzip member per record the member bounds it, and it is
+    read as it is."""
+    import gzip as gz
+
+    plain = _no_length(_members(6, words=50, gzip=False), {1, 4})
+    want = [f"https://x.example/p{i}" for i in (0, 2, 3, 5)]
+    for name, data in [("plain.warc", b"".join(plain)), ("stream.warc.gz", gz.compress(b"".join(plain)))]:
+        path = tmp_path / name
+        path.write_bytes(data)
+        recs = read(str(path))
+        assert _pages(recs) == want, name
+        bad = [r for r in recs if r.outcome == "malformed"]
+        assert len(recs) == 6 and len(bad) == 2 and all("Content-Length" in r.detail for r in bad), name
+        assert len({r.offset for r in recs}) == 6, name
+    starts = [sum(map(len, plain[:i])) for i in range(6)]
+    assert [r.offset for r in read(str(tmp_path / "plain.warc"))] == starts
+    path = tmp_path / "members.warc.gz"
+    path.write_bytes(b"".join(gz.compress(r) for r in plain))
+    recs = read(str(path))
+    assert _pages(recs) == [f"https://x.example/p{i}" for i in range(6)]
+    assert all(b"w" in r.payload and r.payload.rstrip().endswith(b"</html>") for r in recs)
+
