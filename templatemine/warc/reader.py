@@ -18,7 +18,12 @@ what a crawl-scale reader needs:
   its rank among the records starting inside the member times RANK_STRIDE
   (2^40, more bytes than any WARC file has): a number no other record of the
   file has, which records_at finds by reading the file (its `detail` says the
-  record was read across members);
+  record was read across members). After a record that fails to parse there,
+  inflating restarts at the newest copy of the inflater's state taken before
+  it (one every 64 KiB of stream), not at its member's first byte: a file
+  gzipped as one member with many bad records is read in linear time;
+- a WARC record without a Content-Length (which warcio reads to the end of
+  the stream) is `malformed` unless a gzip member bounds it;
 - damaged compressed data (a gzip member cut short or corrupt, garbage between
   members or after the last one), met in either mode, is one `malformed` row
   (the record it cuts, or the damage itself where it cuts none), and reading
@@ -49,6 +54,12 @@ GZIP_MAGIC = b"\x1f\x8b\x08"
 HTML_TYPES = ("text/html", "application/xhtml+xml", "application/vnd.wap.xhtml+xml")
 # Content types that say nothing about the payload: decide by sniffing it.
 AMBIGUOUS_TYPES = ("", "text/plain", "application/octet-stream", "unknown/unknown", "application/unknown", "*/*")
+# an ARC v1 record's first line, as warcio splits it (from the right: the URL may hold spaces):
+# URL IP-address Archive-date Content-type Archive-length
+_ARC_LINE = rb"(?:https?|ftp|dns|filedesc):[^\r\n]* [^ \r\n]* \d{8,14} [^ \r\n]* \d+\r?\n"
+_ARC_PREFIXES = (b"http://", b"https://", b"dns:", b"ftp://", b"filedesc:")
+# a line that starts a record: where stream mode and uncompressed files resume after a failure
+_RECORD_LINE = re.compile(rb"^(?:WARC/|" + _ARC_LINE + rb")", re.M)
 _SNIFF_MARKERS = (b"<!doctype html", b"<html", b"<head", b"<body", b"<title", b"<meta", b"<div", b"<p>", b"<a ", b"<table")
 _SCAN_BLOCK = 1 << 20
 RANK_STRIDE = 1 << 40  # stream mode: offset = member offset + rank * RANK_STRIDE (see the module docstring)
@@ -141,7 +152,13 @@ def _candidate(rec, path: str, offset: int, max_payload_bytes: int) -> RawRecord
 
 
 def _is_record_start(head: bytes) -> bool:
-    return head.startswith((b"WARC/", b"filedesc:", b"http://", b"https://", b"dns:", b"ftp://"))
+    """`head` (a record's first bytes) starts a WARC record, or an ARC record
+    whose first line has ARC's five fields (when `head` holds the whole line)."""
+    if head.startswith(b"WARC/"):
+        return True
+    if not head.startswith(_ARC_PREFIXES):
+        return False
+    return b"\n" not in head or _RECORD_LINE.match(head) is not None
 
 
 def find_next_record(fh: BinaryIO, start: int, gzipped: bool) -> int | None:
@@ -149,20 +166,19 @@ def find_next_record(fh: BinaryIO, start: int, gzipped: bool) -> int | None:
     fh.seek(start)
     base = start
     tail = b""
-    needle = GZIP_MAGIC if gzipped else b"\nWARC/"
+    # a gzip member, or a line starting with what starts a WARC or ARC record
+    needle = re.compile(re.escape(GZIP_MAGIC) if gzipped else rb"\n(?=WARC/|https?://|ftp://|dns:|filedesc:)")
     while True:
         block = fh.read(_SCAN_BLOCK)
         if not block:
             return None
         data = tail + block
         data_base = base - len(tail)
-        i = data.find(needle)
-        while i != -1:
-            pos = data_base + i + (0 if gzipped else 1)
+        for found in needle.finditer(data):
+            pos = data_base + found.start() + (0 if gzipped else 1)
             if pos >= start and _plausible_at(fh, pos, gzipped):
                 return pos
-            i = data.find(needle, i + 1)
-        tail = data[-(len(needle) - 1):]
+        tail = data[-15:]  # longer than any needle
         base += len(block)
         fh.seek(base)
 
@@ -181,7 +197,7 @@ def _plausible_at(fh: BinaryIO, pos: int, gzipped: bool) -> bool:
     chunk = _peek(fh, pos, 4096)
     if gzipped:
         try:
-            chunk = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(chunk, 64)
+            chunk = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(chunk, 1024)  # an ARC line, mostly
         except zlib.error:
             return False
     return _is_record_start(chunk)
@@ -208,9 +224,18 @@ def _malformed(path: str, offset: int, rec_type: str | None, exc_or_text, note: 
 _SPLIT = "record continues past its gzip member"
 
 
-def _records(path, it, state: _Reading, max_payload_bytes: int, base: int = 0, note: str = "", skip: int = 0,
+def _length_unknown(rec) -> str:
+    """What is wrong with the length a record's headers give ("": nothing)."""
+    name = "Content-Length" if rec.format == "warc" else "length"
+    value = rec.rec_headers.get_header(name)
+    if value is None:
+        return f"no {name} header"
+    return "" if value.strip().isdigit() else f"{name}: {value[:40]!r}"
+
+
+def _records(path, it, state: _Reading, max_payload_bytes: int, base: int = 0, note: str = "",
              members: BinaryIO | None = None, where=None):
-    """Yield the records of one ArchiveIterator run (after the first `skip`);
+    """Yield the records of one ArchiveIterator run;
     return None at a clean end or (position, error) where the iterator failed
     (position: `base` + the iterator's offset). A record's offset is its
     position, or `where(position)` when given (stream mode).
@@ -229,9 +254,6 @@ def _records(path, it, state: _Reading, max_payload_bytes: int, base: int = 0, n
     run_last = -1
     try:
         for rec in it:
-            if skip:
-                skip -= 1
-                continue
             offset = base + it.offset if where is None else where(base + it.offset)
             if members is not None and not (offset > run_last and _member_start(members, offset)):
                 if offset > run_last and not _junk_between(members, offset, None):
@@ -241,11 +263,13 @@ def _records(path, it, state: _Reading, max_payload_bytes: int, base: int = 0, n
                 # before it raises: read them as one stream instead
                 failure = (offset, f"non-chunked gzip: a record at no gzip member start ({offset})")
                 break
-            if members is None and rec.format == "warc" and rec.rec_headers.get_header("Content-Length") is None:
+            if members is None and _length_unknown(rec):
                 # warcio reads a WARC record without its (mandatory) length to the end of the
-                # stream, every later record with it: unless a gzip member bounds it, it fails
-                # here, and the reading resumes at the next record after its header
-                failure = (base + it.offset, "WARC record without a Content-Length header")
+                # stream, every later record with it, and one whose length is no number as
+                # empty, its block as the next record: unless a gzip member bounds it, it
+                # fails here, and the reading resumes at the next record after its first line
+                failure = (base + it.offset, f"{rec.format.upper()} record without a valid length "
+                                             f"({_length_unknown(rec)})")
                 break
             run_last = offset
             previous, state.last_offset = state.last_offset, offset
@@ -270,14 +294,23 @@ def _records(path, it, state: _Reading, max_payload_bytes: int, base: int = 0, n
     except Exception as exc:
         offset = it.offset if isinstance(it.offset, int) else 0
         failure = base + offset, f"{type(exc).__name__}: {exc}"
+        if members is not None and failure[0] <= max(run_last, base - 1):
+            # warcio failed inside a member that holds more than one record, before it
+            # handed out a record at no member start, at an offset it made up (negative,
+            # or behind the records it read): read the member as one stream
+            failure = (failure[0], f"non-chunked gzip: {failure[1]}")
     non_chunked = members is not None and failure is not None and "non-chunked gzip" in failure[1]
-    if non_chunked and pending is not None:
-        # warcio read this record out of a member that holds more (it raises only
-        # after it), with an offset that is no member start (even a negative one):
-        # stream mode reads it again, numbered as the records around it
-        state.yielded -= 1
-        state.last_offset = pending_previous
-        pending = None
+    if non_chunked:
+        # the member of the last record read (which starts it) holds more: stream mode
+        # reads on from that member (-1: from the run's start, no record read), the record
+        # again, numbered as the records after it; not from the run's start, skipping
+        # the records read: damage before the member makes warcio count records otherwise
+        # read as one stream than member by member
+        failure = (-1 if pending is None else pending.offset, failure[1])
+        if pending is not None:
+            state.yielded -= 1
+            state.last_offset = pending_previous
+            pending = None
     check = members is not None and not non_chunked
     if pending is not None:
         if check and pending.outcome != "malformed":
@@ -305,10 +338,8 @@ def iter_records(path: str, fh: BinaryIO, max_payload_bytes: int = 10 << 20) -> 
     while True:
         fh.seek(pos)
         it = ArchiveIterator(fh)
-        run_start = state.yielded
         failure = yield from _records(path, it, state, max_payload_bytes, members=fh if gzipped else None)
-        resumed = yield from _after_run(path, fh, pos, state, failure, gzipped, max_payload_bytes,
-                                        state.yielded - run_start)
+        resumed = yield from _after_run(path, fh, pos, state, failure, gzipped, max_payload_bytes)
         if resumed is None:
             return
         if resumed <= pos:  # never happens by construction; a loop would re-count records
@@ -339,10 +370,9 @@ def _gzipped(path: str, fh: BinaryIO) -> bool:
     return head.startswith(GZIP_MAGIC) or (path.lower().endswith(".gz") and not _is_record_start(head))
 
 
-def _after_run(path, fh, pos: int, state: _Reading, failure, gzipped: bool, max_payload_bytes: int,
-               in_run: int):
-    """After one ArchiveIterator run from byte `pos` (`in_run` records handed
-    out) ended with `failure` (None: quietly): what to report, and the byte
+def _after_run(path, fh, pos: int, state: _Reading, failure, gzipped: bool, max_payload_bytes: int):
+    """After one ArchiveIterator run from byte `pos` ended with `failure`
+    (None: quietly): what to report, and the byte
     to read on from member by member (None: the end of the file)."""
     if failure is None:
         if not gzipped:
@@ -357,11 +387,11 @@ def _after_run(path, fh, pos: int, state: _Reading, failure, gzipped: bool, max_
         return (yield from _stream_mode(path, fh, bad, state, max_payload_bytes))
     if "non-chunked gzip" in message:
         # a member holding more than one record (the whole file, gzipped as one
-        # stream, or one such member among others): this run again, as one
-        # stream, past the records it already handed out
+        # stream, or one such member among others): from that member on, as one stream
+        start = bad if bad >= pos else pos
         log.warning("%s: a gzip member holds more than one record: reading on from byte %d as one stream",
-                    path, pos)
-        return (yield from _stream_mode(path, fh, pos, state, max_payload_bytes, skip=in_run))
+                    path, start)
+        return (yield from _stream_mode(path, fh, start, state, max_payload_bytes))
     last = state.last_offset if state.last_offset >= pos else None
     if gzipped and last is not None and last < bad and state.broken_member == last:
         # the last record's member does not inflate to its end (cut short),
@@ -462,8 +492,9 @@ class _Prefixed(io.RawIOBase):
 
 
 def _skip_to_record(stream) -> tuple[io.BufferedReader | None, int]:
-    """Consume `stream` up to the next line that starts a WARC record; return a
-    stream positioned there and the number of bytes skipped (None at EOF)."""
+    """Consume `stream` up to the next line that starts a WARC record (`WARC/`)
+    or an ARC record (its five fields); return a stream positioned there and
+    the number of bytes skipped (None at EOF)."""
     skipped = 0
     tail = b""
     while True:
@@ -471,14 +502,14 @@ def _skip_to_record(stream) -> tuple[io.BufferedReader | None, int]:
         if not block:
             return None, skipped
         data = tail + block
-        i = data.find(b"WARC/")
-        while i != -1 and i > 0 and data[i - 1 : i] != b"\n":
-            i = data.find(b"WARC/", i + 1)
-        if i != -1:
+        found = _RECORD_LINE.search(data)
+        if found is not None:
+            i = found.start()
             return io.BufferedReader(_Prefixed(data[i:], stream), 1 << 16), skipped + i
-        keep = 4
+        # the last line may go on in the next block (a line longer than that is no ARC header)
+        keep = len(data) - data.rfind(b"\n") - 1 if b"\n" in data[-(1 << 12):] else 4
         skipped += len(data) - keep
-        tail = data[-keep:]
+        tail = data[len(data) - keep:]
 
 
 def _discard(stream, n: int) -> None:
@@ -499,6 +530,22 @@ class GzipDamage(OSError):
 
 _NON_ZERO = re.compile(b"[^\\0\\r\\n\\t ]")  # what is not padding between members
 _INFLATE_CHUNK = 1 << 16  # compressed bytes per zlib call: what it leaves over is copied each call
+_CHECKPOINT_EVERY = 1 << 16  # stream mode: stream bytes between two copies of the inflater's state ...
+_CHECKPOINTS_KEPT = 32  # ... and how many of the newest are kept (a pass fails about where it read to,
+#                          at most _STREAM_BUFFER and a few small buffers before)
+_STREAM_BUFFER = _SCAN_BLOCK  # stream bytes read ahead of warcio (larger reads faster, restarts cost more)
+
+
+@dataclass
+class _Checkpoint:
+    """The inflater of a `_Members` stream at stream position `out`: its zlib
+    state (`zlib.Decompress.copy`), the file offset of the next compressed byte
+    and the member it is inside."""
+
+    out: int
+    at: int
+    member: int
+    d: object
 
 
 class _Members(io.RawIOBase):
@@ -506,8 +553,9 @@ class _Members(io.RawIOBase):
     (what gzip.GzipFile reads), knowing where each member starts both in the
     file and in the stream; damage raises GzipDamage at the byte it starts."""
 
-    def __init__(self, fh: BinaryIO, start: int, out: int = 0):
+    def __init__(self, fh: BinaryIO, start: int, out: int = 0, checkpoints: list[_Checkpoint] | None = None):
         self._fh = fh
+        self._checkpoints = checkpoints  # where to keep copies of the inflater's state (None: none kept)
         fh.seek(start)
         self._buf = b""  # compressed bytes read; self._buf[self._i:] not inflated yet
         self._i = 0
@@ -520,6 +568,16 @@ class _Members(io.RawIOBase):
         self.damage: GzipDamage | None = None
         self.good = 0  # with damage: the stream position where its good bytes end
         self.noted = 0  # members _stream_mode has taken into its lists
+        self.resumed = False  # began inside a member, at a checkpoint
+
+    @classmethod
+    def resume(cls, fh: BinaryIO, cp: _Checkpoint, checkpoints: list[_Checkpoint] | None = None) -> "_Members":
+        """The stream from stream position cp.out on, inflating from the checkpoint's state."""
+        members = cls(fh, cp.at, cp.out, checkpoints)
+        members._d = cp.d.copy()  # a copy: the checkpoint may serve the next pass too
+        members._member = cp.member
+        members.resumed = True
+        return members
 
     def readable(self):
         return True
@@ -590,7 +648,15 @@ class _Members(io.RawIOBase):
             if out:
                 buffer[: len(out)] = out
                 self._out += len(out)
+                self._checkpoint()
                 return len(out)
+
+    def _checkpoint(self) -> None:
+        cps = self._checkpoints
+        if cps is None or self._d is None or (cps and self._out < cps[-1].out + _CHECKPOINT_EVERY):
+            return
+        cps.append(_Checkpoint(self._out, self._at, self._member, self._d.copy()))
+        del cps[:-_CHECKPOINTS_KEPT]
 
 
 class _Numbering:
@@ -604,11 +670,20 @@ class _Numbering:
         self.ranks: dict[int, int] = {}  # member offset -> records ranked inside it
         self.given: dict[int, int] = {}  # stream position -> offset
         self.used: set[int] = set()
+        self.checkpoints: list[_Checkpoint] = []  # the newest copies of the inflater's state, by stream position
 
-    def restart(self, position: int) -> tuple[int, int]:
-        """(file offset, stream position) of the member holding `position`."""
+    def restart(self, fh: BinaryIO, position: int) -> tuple["_Members", int]:
+        """The stream from the latest point before `position` where inflating
+        can begin (the member holding it, or a checkpoint inside that member
+        or later), and that point's stream position. Without checkpoints, a
+        file gzipped as one member with many bad records would be inflated
+        from its first byte after each (time quadratic in them)."""
         m = bisect.bisect_right(self.starts, position) - 1
-        return self.offsets[m], self.starts[m]
+        member, at = self.offsets[m], self.starts[m]
+        k = bisect.bisect_right([cp.out for cp in self.checkpoints], position) - 1
+        if k >= 0 and self.checkpoints[k].out > at:
+            return _Members.resume(fh, self.checkpoints[k], self.checkpoints), self.checkpoints[k].out
+        return _Members(fh, member, at, self.checkpoints), at
 
     def ranked(self, member: int) -> int:
         self.ranks[member] = self.ranks.get(member, 0) + 1
@@ -631,25 +706,24 @@ class _Numbering:
         return self.given[position]
 
 
-def _stream_mode(path, fh, start: int, state: _Reading, max_payload_bytes: int, skip: int = 0, resync: bool = False):
+def _stream_mode(path, fh, start: int, state: _Reading, max_payload_bytes: int, resync: bool = False):
     """Read the gzip data from byte `start` on as one continuous decompressed
-    stream (gzip members concatenate), after the first `skip` records. A
-    record's offset is that of the member it starts in, plus its rank among
-    the records starting inside the member times RANK_STRIDE unless it starts
-    at the member's first byte. After a failure to parse, decompression
-    restarts at the member holding the failed record and the search for the
+    stream (gzip members concatenate). A record's offset is that of the member
+    it starts in, plus its rank among the records starting inside the member
+    times RANK_STRIDE unless it starts at the member's first byte. After a
+    failure to parse, decompression restarts at the newest checkpoint before
+    the failed record (or the start of its member) and the search for the
     next record resumes one byte past it; after damaged gzip data, return the
     offset of the next member that starts a record, for reading on member by
     member (None: the end of the file)."""
     note = f"read across gzip members from byte {start}"
-    expect_record = not resync and not skip  # a record is known to start at `start`
+    expect_record = not resync  # a record is known to start at `start`
     resume_at = 0  # stream position to look for the next record from
     numbering = _Numbering(start)
     while True:
-        member, at = numbering.restart(resume_at)
-        members = _Members(fh, member, at)
+        members, at = numbering.restart(fh, resume_at)
         where = functools.partial(numbering.offset, members)
-        gz = io.BufferedReader(members, _SCAN_BLOCK)
+        gz = io.BufferedReader(members, _STREAM_BUFFER)
         _discard(gz, resume_at - at)
         if resync:
             stream, skipped = _skip_to_record(gz)
@@ -660,8 +734,7 @@ def _stream_mode(path, fh, start: int, state: _Reading, max_payload_bytes: int, 
             it = ArchiveIterator(stream)
             before = state.yielded
             failure = yield from _records(path, it, state, max_payload_bytes, base=resume_at + skipped, note=note,
-                                          skip=skip, where=where)
-            skip = 0
+                                          where=where)
             if failure is None and members.damage is None and state.yielded == before and expect_record:
                 # we came here for a record at `start`, and warcio ended quietly
                 # (it takes EOF for the end of the file): the file is cut inside it
@@ -669,7 +742,7 @@ def _stream_mode(path, fh, start: int, state: _Reading, max_payload_bytes: int, 
                 return None
         if failure is not None:
             position, message = failure
-            bad = where(position) if members.starts else start
+            bad = where(position) if members.starts or members.resumed else start
             if bad != state.last_offset:
                 yield _malformed(path, bad, None, message, note)
                 state.last_offset = bad
