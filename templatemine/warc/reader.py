@@ -8,8 +8,9 @@ what a crawl-scale reader needs:
   (memory per task is bounded whatever the file size);
 - a record that fails to parse is reported as `malformed` (file, offset, error)
   and reading *resumes at the next record boundary* (the next gzip member that
-  inflates to a WARC/ARC header, or the next `WARC/` line in an uncompressed
-  file), so good records after a bad one are kept;
+  inflates to a record header, or the next record line in an uncompressed file
+  or a gzip stream: `WARC/`, or an ARC v1 header line, by the format of the
+  file's first record), so good records after a bad one are kept;
 - a file compressed as one gzip stream instead of one member per record (which
   warcio refuses), and a record that gzip members split in the middle ("wrong
   chunking"), are read on as one continuous decompressed stream. A record read
@@ -22,8 +23,11 @@ what a crawl-scale reader needs:
   inflating restarts at the newest copy of the inflater's state taken before
   it (one every 64 KiB of stream), not at its member's first byte: a file
   gzipped as one member with many bad records is read in linear time;
-- a WARC record without a Content-Length (which warcio reads to the end of
-  the stream) is `malformed` unless a gzip member bounds it;
+- a record without a valid length (no Content-Length, which warcio reads to
+  the end of the stream or its gzip member; or one that is no number, which
+  warcio reads as empty) is `malformed`, and the records after it are kept;
+- a response whose URI's scheme is in capitals (`HTTP://`) has its HTTP
+  headers parsed, which warcio skips;
 - damaged compressed data (a gzip member cut short or corrupt, garbage between
   members or after the last one), met in either mode, is one `malformed` row
   (the record it cuts, or the damage itself where it cuts none), and reading
@@ -47,6 +51,7 @@ from dataclasses import dataclass
 from typing import BinaryIO, Iterator
 
 from warcio.archiveiterator import ArchiveIterator
+from warcio.statusandheaders import StatusAndHeadersParser
 
 log = logging.getLogger(__name__)
 
@@ -58,11 +63,16 @@ AMBIGUOUS_TYPES = ("", "text/plain", "application/octet-stream", "unknown/unknow
 # URL IP-address Archive-date Content-type Archive-length
 _ARC_LINE = rb"(?:https?|ftp|dns|filedesc):[^\r\n]* [^ \r\n]* \d{8,14} [^ \r\n]* \d+\r?\n"
 _ARC_PREFIXES = (b"http://", b"https://", b"dns:", b"ftp://", b"filedesc:")
-# a line that starts a record: where stream mode and uncompressed files resume after a failure
-_RECORD_LINE = re.compile(rb"^(?:WARC/|" + _ARC_LINE + rb")", re.M)
+# a line that starts a record: where stream mode and uncompressed files resume after a failure,
+# by the file's format (None: not known, its start damaged)
+_RECORD_LINES = {"warc": re.compile(rb"^WARC/", re.M), "arc": re.compile(rb"^" + _ARC_LINE, re.M),
+                 None: re.compile(rb"^(?:WARC/|" + _ARC_LINE + rb")", re.M)}
+_LINE_NEEDLES = {"warc": re.compile(rb"\n(?=WARC/)"), "arc": re.compile(rb"\n(?=https?://|ftp://|dns:|filedesc:)"),
+                 None: re.compile(rb"\n(?=WARC/|https?://|ftp://|dns:|filedesc:)")}
 _SNIFF_MARKERS = (b"<!doctype html", b"<html", b"<head", b"<body", b"<title", b"<meta", b"<div", b"<p>", b"<a ", b"<table")
 _SCAN_BLOCK = 1 << 20
 RANK_STRIDE = 1 << 40  # stream mode: offset = member offset + rank * RANK_STRIDE (see the module docstring)
+_HTTP_PARSER = StatusAndHeadersParser(["HTTP/1.0", "HTTP/1.1"], verify=False)  # as warcio's ArchiveIterator has it
 
 
 class TruncatedRecord(ValueError):
@@ -112,6 +122,13 @@ def _candidate(rec, path: str, offset: int, max_payload_bytes: int) -> RawRecord
         raw.outcome = "non_response"
         return raw
     http = rec.http_headers
+    uri = raw.target_uri or ""
+    if http is None and uri[:6].lower() in ("http:/", "https:") and not uri.startswith(("http:", "https:")):
+        # warcio parses HTTP headers only under a lower-case scheme (`HTTP://...` is a URI too)
+        try:
+            http = rec.http_headers = _HTTP_PARSER.parse(rec.raw_stream)
+        except Exception:  # no HTTP message there after all: a response without HTTP headers
+            http = None
     if http is None:
         raw.outcome = "non_response"
         raw.detail = "response record without HTTP headers"
@@ -151,23 +168,38 @@ def _candidate(rec, path: str, offset: int, max_payload_bytes: int) -> RawRecord
     return raw
 
 
-def _is_record_start(head: bytes) -> bool:
+def _is_record_start(head: bytes, fmt: str | None = None) -> bool:
     """`head` (a record's first bytes) starts a WARC record, or an ARC record
-    whose first line has ARC's five fields (when `head` holds the whole line)."""
+    whose first line has ARC's five fields (when `head` holds the whole line);
+    with `fmt` ("warc", "arc": the file's format), only a record of that format."""
     if head.startswith(b"WARC/"):
-        return True
-    if not head.startswith(_ARC_PREFIXES):
+        return fmt != "arc"
+    if fmt == "warc" or not head.startswith(_ARC_PREFIXES):
         return False
-    return b"\n" not in head or _RECORD_LINE.match(head) is not None
+    return b"\n" not in head or _RECORD_LINES["arc"].match(head) is not None
 
 
-def find_next_record(fh: BinaryIO, start: int, gzipped: bool) -> int | None:
-    """Offset of the next plausible record start at or after `start`."""
+def _file_format(fh: BinaryIO, gzipped: bool) -> str | None:
+    """"warc" or "arc" by the file's first record, as warcio decides it (None:
+    the start is damaged). Resyncing looks for records of that format only: a
+    WARC payload that quotes an ARC header line is no place to resume."""
+    head = _peek(fh, 0, 4096)
+    if gzipped:
+        try:
+            head = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(head, 64)
+        except zlib.error:
+            return None
+    head = head.lstrip(b"\r\n")
+    return "warc" if head.startswith(b"WARC/") else "arc" if head.startswith(_ARC_PREFIXES) else None
+
+
+def find_next_record(fh: BinaryIO, start: int, gzipped: bool, fmt: str | None = None) -> int | None:
+    """Offset of the next plausible record start (of format `fmt`, if given) at or after `start`."""
     fh.seek(start)
     base = start
     tail = b""
     # a gzip member, or a line starting with what starts a WARC or ARC record
-    needle = re.compile(re.escape(GZIP_MAGIC) if gzipped else rb"\n(?=WARC/|https?://|ftp://|dns:|filedesc:)")
+    needle = re.compile(re.escape(GZIP_MAGIC)) if gzipped else _LINE_NEEDLES[fmt]
     while True:
         block = fh.read(_SCAN_BLOCK)
         if not block:
@@ -175,9 +207,13 @@ def find_next_record(fh: BinaryIO, start: int, gzipped: bool) -> int | None:
         data = tail + block
         data_base = base - len(tail)
         for found in needle.finditer(data):
-            pos = data_base + found.start() + (0 if gzipped else 1)
-            if pos >= start and _plausible_at(fh, pos, gzipped):
-                return pos
+            i = found.start() + (0 if gzipped else 1)
+            if data_base + i < start:
+                continue
+            if not gzipped and not _RECORD_LINES[fmt].match(data, i) and b"\n" in data[i:i + 4096]:
+                continue  # a whole line here that starts no record: a URL in a payload (no peek for it)
+            if _plausible_at(fh, data_base + i, gzipped, fmt):
+                return data_base + i
         tail = data[-15:]  # longer than any needle
         base += len(block)
         fh.seek(base)
@@ -193,20 +229,21 @@ def _peek(fh: BinaryIO, pos: int, n: int) -> bytes:
         fh.seek(here)
 
 
-def _plausible_at(fh: BinaryIO, pos: int, gzipped: bool) -> bool:
+def _plausible_at(fh: BinaryIO, pos: int, gzipped: bool, fmt: str | None = None) -> bool:
     chunk = _peek(fh, pos, 4096)
     if gzipped:
         try:
             chunk = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(chunk, 1024)  # an ARC line, mostly
         except zlib.error:
             return False
-    return _is_record_start(chunk)
+    return _is_record_start(chunk, fmt)
 
 
 class _Reading:
     """Book-keeping of one file's reading: what has been reported."""
 
-    def __init__(self):
+    def __init__(self, fmt: str | None = None):
+        self.fmt = fmt  # the file's format ("warc", "arc"; None: not known): where to resync
         self.yielded = 0
         self.last_offset = -1
         self.last_malformed = False  # the last row handed out is `malformed`
@@ -222,6 +259,7 @@ def _malformed(path: str, offset: int, rec_type: str | None, exc_or_text, note: 
 
 
 _SPLIT = "record continues past its gzip member"
+_NO_LENGTH = "record without a valid length"
 
 
 def _length_unknown(rec) -> str:
@@ -263,13 +301,14 @@ def _records(path, it, state: _Reading, max_payload_bytes: int, base: int = 0, n
                 # before it raises: read them as one stream instead
                 failure = (offset, f"non-chunked gzip: a record at no gzip member start ({offset})")
                 break
-            if members is None and _length_unknown(rec):
+            if _length_unknown(rec):
                 # warcio reads a WARC record without its (mandatory) length to the end of the
-                # stream, every later record with it, and one whose length is no number as
-                # empty, its block as the next record: unless a gzip member bounds it, it
+                # stream (or of its gzip member, records after it in the member with it), and
+                # one whose length is no number as empty, its block as the next record: it
                 # fails here, and the reading resumes at the next record after its first line
-                failure = (base + it.offset, f"{rec.format.upper()} record without a valid length "
-                                             f"({_length_unknown(rec)})")
+                # (read member by member: stream mode from its member reports it and resumes)
+                failure = (offset if members is not None else base + it.offset,
+                           f"{rec.format.upper()} {_NO_LENGTH} ({_length_unknown(rec)})")
                 break
             run_last = offset
             previous, state.last_offset = state.last_offset, offset
@@ -294,10 +333,12 @@ def _records(path, it, state: _Reading, max_payload_bytes: int, base: int = 0, n
     except Exception as exc:
         offset = it.offset if isinstance(it.offset, int) else 0
         failure = base + offset, f"{type(exc).__name__}: {exc}"
-        if members is not None and failure[0] <= max(run_last, base - 1):
+        if members is not None and "non-chunked gzip" not in failure[1] and \
+                _inside_last_member(members, failure[0], run_last, pending, base, state):
             # warcio failed inside a member that holds more than one record, before it
             # handed out a record at no member start, at an offset it made up (negative,
-            # or behind the records it read): read the member as one stream
+            # behind the records it read, or inside the last record's member): read the
+            # member as one stream
             failure = (failure[0], f"non-chunked gzip: {failure[1]}")
     non_chunked = members is not None and failure is not None and "non-chunked gzip" in failure[1]
     if non_chunked:
@@ -314,7 +355,7 @@ def _records(path, it, state: _Reading, max_payload_bytes: int, base: int = 0, n
     check = members is not None and not non_chunked
     if pending is not None:
         if check and pending.outcome != "malformed":
-            end = _member_end(members, pending.offset)
+            end = state.checked[1] if state.checked[0] == pending.offset else _member_end(members, pending.offset)
             state.checked = (pending.offset, end)
             if end is None:
                 pending = _malformed(path, pending.offset, pending.record_type,
@@ -325,6 +366,22 @@ def _records(path, it, state: _Reading, max_payload_bytes: int, base: int = 0, n
     return failure
 
 
+def _inside_last_member(fh: BinaryIO, bad: int, run_last: int, pending: RawRecord | None, base: int,
+                        state: _Reading) -> bool:
+    """warcio's failure at `bad` lies in the member of the last record it read
+    (pending), which holds more: behind that record (a made-up offset, even a
+    negative one), or between its start and the member's end when the member
+    inflates whole (a member cut short shows as a failure inside it too, and
+    is reported as such)."""
+    if bad <= max(run_last, base - 1):
+        return True
+    if pending is None or pending.outcome == "malformed" or _member_start(fh, bad):
+        return False
+    end = _member_end(fh, pending.offset)
+    state.checked = (pending.offset, end)  # the run's end checks this member: once
+    return end is not None and pending.offset < bad < end
+
+
 def iter_records(path: str, fh: BinaryIO, max_payload_bytes: int = 10 << 20) -> Iterator[RawRecord]:
     """Every record of the WARC/ARC file open in `fh` (seekable), in order.
 
@@ -333,7 +390,7 @@ def iter_records(path: str, fh: BinaryIO, max_payload_bytes: int = 10 << 20) -> 
     records read across gzip members (their `detail` says so) have their
     member's offset, plus their rank in it times RANK_STRIDE unless they start it."""
     gzipped = _gzipped(path, fh)
-    state = _Reading()
+    state = _Reading(_file_format(fh, gzipped))
     pos = 0
     while True:
         fh.seek(pos)
@@ -385,6 +442,9 @@ def _after_run(path, fh, pos: int, state: _Reading, failure, gzipped: bool, max_
         # members split mid-record ("wrong chunking"): decompress across them
         log.warning("%s: %s at offset %d: reading on as one stream", path, _SPLIT, bad)
         return (yield from _stream_mode(path, fh, bad, state, max_payload_bytes))
+    if _NO_LENGTH in message and gzipped:
+        log.warning("%s: %s at offset %d: reading on as one stream", path, _NO_LENGTH, bad)
+        return (yield from _stream_mode(path, fh, bad, state, max_payload_bytes))
     if "non-chunked gzip" in message:
         # a member holding more than one record (the whole file, gzipped as one
         # stream, or one such member among others): from that member on, as one stream
@@ -398,7 +458,7 @@ def _after_run(path, fh, pos: int, state: _Reading, failure, gzipped: bool, max_
         # reported with it: warcio read on into the next members as if they
         # were its data, so `bad` may lie past records never read
         bad = last
-    nxt = find_next_record(fh, max(bad, pos) + 1, gzipped)
+    nxt = find_next_record(fh, max(bad, pos) + 1, gzipped, state.fmt)
     if gzipped and bad != last and not _junk_between(fh, bad, nxt):
         return nxt  # zero padding between members or after the last (gzip.GzipFile skips it too)
     if bad != state.last_offset:  # not already reported as a damaged payload
@@ -441,7 +501,7 @@ def _after_quiet_end(path: str, fh: BinaryIO, pos: int, state: _Reading):
     starts a record to read on from; None at the end of the file (where only
     zero padding may follow the last member)."""
     last = state.last_offset if state.last_offset >= pos else None
-    nxt = find_next_record(fh, (pos if last is None else last) + 1, True)
+    nxt = find_next_record(fh, (pos if last is None else last) + 1, True, state.fmt)
     if last is not None and state.broken_member == last:
         return nxt  # the damage is that record's member, reported with it
     if last is None:
@@ -491,23 +551,26 @@ class _Prefixed(io.RawIOBase):
         return len(data)
 
 
-def _skip_to_record(stream) -> tuple[io.BufferedReader | None, int]:
+def _skip_to_record(stream, fmt: str | None = None) -> tuple[io.BufferedReader | None, int]:
     """Consume `stream` up to the next line that starts a WARC record (`WARC/`)
-    or an ARC record (its five fields); return a stream positioned there and
-    the number of bytes skipped (None at EOF)."""
+    or an ARC record (its five fields), of format `fmt` if given; return a
+    stream positioned there and the number of bytes skipped (None at EOF)."""
+    line = _RECORD_LINES[fmt]
     skipped = 0
     tail = b""
+    from_ = 0  # where a line may start in `data` (1: not at 0, which goes on a line of the last block)
     while True:
         block = stream.read(1 << 16)
         if not block:
             return None, skipped
         data = tail + block
-        found = _RECORD_LINE.search(data)
+        found = line.search(data, from_)
         if found is not None:
             i = found.start()
             return io.BufferedReader(_Prefixed(data[i:], stream), 1 << 16), skipped + i
         # the last line may go on in the next block (a line longer than that is no ARC header)
-        keep = len(data) - data.rfind(b"\n") - 1 if b"\n" in data[-(1 << 12):] else 4
+        newline = data.rfind(b"\n", len(data) - (1 << 12))
+        keep, from_ = (len(data) - newline - 1, 0) if newline != -1 else (4, 1)
         skipped += len(data) - keep
         tail = data[len(data) - keep:]
 
@@ -529,7 +592,8 @@ class GzipDamage(OSError):
 
 
 _NON_ZERO = re.compile(b"[^\\0\\r\\n\\t ]")  # what is not padding between members
-_INFLATE_CHUNK = 1 << 16  # compressed bytes per zlib call: what it leaves over is copied each call
+_INFLATE_CHUNK = 1 << 14  # compressed bytes per zlib call: what it leaves over is copied each call, and a
+# call that fails loses its output (damage loses the records inflated in it: 16 KiB, not 64, costs 3%)
 _CHECKPOINT_EVERY = 1 << 16  # stream mode: stream bytes between two copies of the inflater's state ...
 _CHECKPOINTS_KEPT = 32  # ... and how many of the newest are kept (a pass fails about where it read to,
 #                          at most _STREAM_BUFFER and a few small buffers before)
@@ -718,15 +782,18 @@ def _stream_mode(path, fh, start: int, state: _Reading, max_payload_bytes: int, 
     member (None: the end of the file)."""
     note = f"read across gzip members from byte {start}"
     expect_record = not resync  # a record is known to start at `start`
-    resume_at = 0  # stream position to look for the next record from
+    resume_at = 1 if resync else 0  # stream position to look for the next record from (resync: the record
+    # at `start` was reported; from its first byte the search would find it again)
     numbering = _Numbering(start)
+    if state.last_offset >= start:  # reported before this read began (a damage row must not take it again)
+        numbering.used.add(state.last_offset)
     while True:
         members, at = numbering.restart(fh, resume_at)
         where = functools.partial(numbering.offset, members)
         gz = io.BufferedReader(members, _STREAM_BUFFER)
         _discard(gz, resume_at - at)
         if resync:
-            stream, skipped = _skip_to_record(gz)
+            stream, skipped = _skip_to_record(gz, state.fmt)
         else:
             stream, skipped = io.BufferedReader(_Prefixed(b"", gz), 1 << 16), 0
         failure = None
@@ -763,7 +830,7 @@ def _damaged(path, fh, exc: GzipDamage, state: _Reading, note: str, at: int | No
     """Damaged gzip data at byte exc.at: report it as a record at offset `at`
     (None: the record it cut was reported) and return the next member that
     starts a record."""
-    nxt = find_next_record(fh, exc.at + 1, True)
+    nxt = find_next_record(fh, exc.at + 1, True, state.fmt)
     if at is not None and at != state.last_offset:
         yield _malformed(path, at, None, exc, note if nxt is None else
                          f"{note}; reading resumes at the next record, byte {nxt}")
@@ -785,9 +852,10 @@ def records_at(path: str, fh: BinaryIO, offsets: list[int], max_payload_bytes: i
     rest: list[int] = []
     size = fh.seek(0, io.SEEK_END)
     gzipped = _gzipped(path, fh)
+    fmt = _file_format(fh, gzipped)
     for offset in wanted:
         # outside the file (stream mode's ranks), inside a member, or damage: no record starts there
-        if not 0 <= offset < size or not _plausible_at(fh, offset, gzipped):
+        if not 0 <= offset < size or not _plausible_at(fh, offset, gzipped, fmt):
             rest.append(offset)  # warcio would parse whatever bytes are there as a record
             continue
         try:

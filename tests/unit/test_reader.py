@@ -304,9 +304,10 @@ def test_a_warc_record_without_content_length_loses_no_other_record(tmp_path):
     """Found 2026-11-27: warcio reads a WARC record with no Content-Length to
     the end of the stream, so in an uncompressed file, or one gzipped as one
     stream, every record after it vanished into its payload without a row.
-    Now it is one `malformed` row and the reading goes on at the next record;
-    in a file of one gzip member per record the member bounds it, and it is
-    read as it is."""
+    Now it is one `malformed` row and the reading goes on at the next record,
+    in a file of one gzip member per record too (in review: in a member of
+    several records it took the rest of the member; a member bounding it or
+    not gave it a row or a page by its neighbours' damage)."""
     import gzip as gz
 
     plain = _no_length(_members(6, words=50, gzip=False), {1, 4})
@@ -321,11 +322,17 @@ def test_a_warc_record_without_content_length_loses_no_other_record(tmp_path):
         assert len({r.offset for r in recs}) == 6, name
     starts = [sum(map(len, plain[:i])) for i in range(6)]
     assert [r.offset for r in read(str(tmp_path / "plain.warc"))] == starts
-    path = tmp_path / "members.warc.gz"
-    path.write_bytes(b"".join(gz.compress(r) for r in plain))
-    recs = read(str(path))
-    assert _pages(recs) == [f"https://x.example/p{i}" for i in range(6)]
-    assert all(b"w" in r.payload and r.payload.rstrip().endswith(b"</html>") for r in recs)
+    members = [gz.compress(r) for r in plain]
+    for name, data in [("members", b"".join(members)),
+                       ("a member of three records", members[0] + gz.compress(b"".join(plain[1:4])) + b"".join(members[4:])),
+                       ("the first of one stream", gz.compress(b"".join(_no_length(plain, {0}))))]:
+        path = tmp_path / "members.warc.gz"
+        path.write_bytes(data)
+        recs = read(str(path))
+        bad = {1, 4} if name != "the first of one stream" else {0, 1, 4}
+        assert _pages(recs) == [f"https://x.example/p{i}" for i in range(6) if i not in bad], name
+        assert [r.outcome for r in recs].count("malformed") == len(bad) and len(recs) == 6, name
+        assert len({r.offset for r in recs}) == 6, name
 
 
 
@@ -528,3 +535,64 @@ def test_random_damage_in_every_layout(tmp_path):
             again = records_at(str(path), fh, [r.offset for r in pages])
         assert sorted(again) == sorted(r.offset for r in pages), case
         assert all(again[r.offset].payload == r.payload for r in pages), case
+
+
+def test_a_scheme_in_capitals_is_still_http(tmp_path):
+    """Found 2026-11-27: warcio parses a response's HTTP headers only when its
+    WARC-Target-URI starts `http:` or `https:` in lower case, so a capture of
+    `HTTPS://WWW.Example.ORG/` was a `non_response` row, its page lost."""
+    from tests.warcgen import site_page
+
+    pages = [{"url": url, "html": site_page("guide", "<p>A guide.</p>", [])}
+             for url in ("HTTPS://WWW.Example.ORG:443/Guide.html", "Http://www.example.org/b", "https://x.org/c")]
+    path = write_warc(str(tmp_path / "caps.warc.gz"), pages)
+    recs = read(path)
+    assert [(r.target_uri, r.outcome, r.http_status) for r in recs] == [(p["url"], None, 200) for p in pages]
+    assert recs[0].payload == recs[2].payload and recs[0].payload.startswith(b"<!")
+
+
+def test_a_warc_file_resyncs_at_warc_records_only(tmp_path):
+    """Found in review of the ARC resync (2026-11-27): a bad WARC record whose
+    payload quotes an ARC header line (a page about the ARC format) made the
+    reader resume inside that payload: a made-up ARC record, then the next good
+    WARC record lost (warcio, reading ARC now, refused it), or with a large
+    quoted length every later record in it. A file resyncs at records of its
+    own format, by its first record."""
+    import gzip as gz
+
+    quoted = b"\nhttp://www.dryswamp.edu:80/index.html 127.10.100.2 19961104142103 text/html %d\n"
+    for length in (202, 99999999):
+        for damage in ("no length", "first line"):
+            records = _members(5, words=100, gzip=False)
+            records[1] = records[1].replace(b"</p>", b"</p>" + quoted % length + b"<p>", 1)
+            records[1] = (records[1].replace(b"Content-Length:", b"X-No:", 1) if damage == "no length"
+                          else b"XARC" + records[1][4:])
+            for name, data in [("x.warc", b"".join(records)), ("x.warc.gz", gz.compress(b"".join(records)))]:
+                path = tmp_path / name
+                path.write_bytes(data)
+                recs = read(str(path))
+                case = (length, damage, name)
+                assert _pages(recs) == [f"https://x.example/p{i}" for i in (0, 2, 3, 4)], case
+                assert [r.outcome for r in recs] == [None, "malformed", None, None, None], case
+
+
+def test_a_failure_warcio_places_ahead_inside_a_member_of_many_records(tmp_path):
+    """Found in review (2026-11-27): after a record of more than about 50 kB in
+    a member of several records, warcio's made-up offset for a failure lies
+    ahead of the record, inside the member, where no member starts: the reader
+    took it for damage there and lost the rest of the member (here every
+    record after the junk line)."""
+    import gzip as gz
+
+    records = _members(10, words=60, gzip=False)
+    records[0] = _members(1, words=30000, gzip=False)[0]  # about 230 kB
+    for name, data in [("one stream", gz.compress(records[0] + b"a junk line\r\n" + b"".join(records[1:]))),
+                       ("a member of many among single ones",
+                        b"".join(gz.compress(r) for r in records[3:5])
+                        + gz.compress(records[0] + b"a junk line\r\n" + b"".join(records[1:3]))
+                        + b"".join(gz.compress(r) for r in records[5:]))]:
+        path = tmp_path / "x.warc.gz"
+        path.write_bytes(data)
+        recs = read(str(path))
+        assert sorted(_pages(recs)) == sorted(f"https://x.example/p{i}" for i in range(10)), name
+        assert [r.outcome for r in recs].count("malformed") == 1 and len(recs) == 11, name
