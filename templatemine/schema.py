@@ -118,6 +118,7 @@ PAGES_SCHEMA = _struct(
     ("warc_file", StringType(), False),
     ("warc_offset", LongType(), False),
     ("warc_record_id", StringType(), True),  # what the WET conversion records refer to
+    ("target_uri", StringType(), True),  # WARC-Target-URI as captured, where it is not `url` (null: it is)
     *_PAGE_COLUMNS[5:],
     ("dup_of", LongType(), True),  # page_key of the page this one duplicates (null: none)
 )

@@ -44,8 +44,10 @@ def _conversion_id(page: dict, text: bytes) -> str:
 def write_wet(fh: BinaryIO, filename: str, pages: Iterable[dict]) -> int:
     """Write a warcinfo record, then one conversion record per page (dicts
     with url, warc_date, warc_record_id ("" for none: an ARC source),
-    clean_text, template_token_fraction, n_template_pagelets); return the
-    number of conversion records."""
+    clean_text, template_token_fraction, n_template_pagelets, and optionally
+    target_uri, the URI the source record captured, which the conversion
+    record's WARC-Target-URI repeats as Common Crawl's WET files do; without
+    it, the normalised url); return the number of conversion records."""
     pages = iter(pages)
     first = next(pages, None)
     writer = WARCWriter(fh, gzip=True, warc_version="WARC/1.0")
@@ -72,7 +74,8 @@ def write_wet(fh: BinaryIO, filename: str, pages: Iterable[dict]) -> int:
         }
         if source:
             headers["WARC-Refers-To"] = source
-        record = writer.create_warc_record(page["url"], "conversion", payload=io.BytesIO(text),
+        record = writer.create_warc_record(page.get("target_uri") or page["url"], "conversion",
+                                           payload=io.BytesIO(text),
                                            length=len(text), warc_content_type="text/plain",
                                            warc_headers_dict=headers)
         writer.write_record(record)

@@ -207,7 +207,10 @@ def mark_duplicates(pages: DataFrame) -> DataFrame:
 
 
 def pages_table(captures: DataFrame) -> DataFrame:
-    pages = captures.where(F.col("outcome") == PAGE).select(*[c for c in S.PAGES_SCHEMA.names if c != "dup_of"])
+    captured = F.col("target_uri")
+    pages = captures.where(F.col("outcome") == PAGE).withColumn(
+        "target_uri", F.when(captured != F.col("url"), captured)).select(
+        *[c for c in S.PAGES_SCHEMA.names if c != "dup_of"])
     return mark_duplicates(pages).select(*S.PAGES_SCHEMA.names)
 
 

@@ -264,12 +264,13 @@ def _write_wet(clean, pages, out_dir: str, n_pages: int, config: CleanConfig) ->
     from templatemine.clean.wet import EPOCH, WET_ROW_SCHEMA, wet_partitions
 
     n_files = max(1, -(-n_pages // max(1, config.wet_pages_per_file)))
-    if "warc_record_id" not in pages.columns:  # an extract output from before PAGES had it
-        pages = pages.withColumn("warc_record_id", F.lit(None).cast("string"))
+    for column in ("warc_record_id", "target_uri"):  # an extract output from before PAGES had them
+        if column not in pages.columns:
+            pages = pages.withColumn(column, F.lit(None).cast("string"))
     # strings, never null, from Spark: WARC's date format (UTC, the session's
     # zone) and "" for what is missing, so the Python side needs no null cases
-    rows = clean.join(pages.select("page_key", "fetch_time", "warc_record_id"), "page_key").select(
-        "url",
+    rows = clean.join(pages.select("page_key", "fetch_time", "warc_record_id", "target_uri"), "page_key").select(
+        "url", F.coalesce("target_uri", "url").alias("target_uri"),
         F.coalesce(F.date_format("fetch_time", "yyyy-MM-dd'T'HH:mm:ss'Z'"), F.lit(EPOCH)).alias("warc_date"),
         F.coalesce("warc_record_id", F.lit("")).alias("warc_record_id"),
         F.coalesce("clean_text", F.lit("")).alias("clean_text"),

@@ -183,18 +183,25 @@ def test_run_writes_wet_manifest_stages_and_evaluates(spark, tmp_path, capsys):
     # one capture with an unreadable WARC-Date: its fetch_time is null (the demo's samples have such records)
     undated = {"url": "https://www.example.org/undated.html", "date": "sometime in 2026",
                "html": site_page("undated", "<p>A page whose capture time nobody knows.</p>", [])}
-    run_extract(spark, expand_inputs([write_warc(str(tmp_path / "s.warc.gz"), small_site() + [undated])]), out,
+    # one captured as an URI that normalises otherwise: its WET record names the URI as captured
+    raw = {"url": "HTTPS://WWW.Example.ORG:443/Guide.html",
+           "html": site_page("guide", "<p>A guide whose link had the host in capitals.</p>", [])}
+    run_extract(spark, expand_inputs([write_warc(str(tmp_path / "s.warc.gz"), small_site() + [undated, raw])]), out,
                 ExtractConfig(), **QUIET)
     run_detect(spark, out, DetectConfig(mode="global"), **QUIET)
     cleaned = run_clean(spark, out, **QUIET)
     clean = {r["url"]: r for r in spark.read.parquet(os.path.join(out, "clean_pages")).collect()}
-    source_ids = {r["url"]: r["warc_record_id"] for r in spark.read.parquet(os.path.join(out, "pages")).collect()}
+    pages = spark.read.parquet(os.path.join(out, "pages")).collect()
+    captured = {r["target_uri"] or r["url"]: r["url"] for r in pages}
+    assert {r["url"]: r["target_uri"] for r in pages if r["target_uri"]} == {
+        "https://www.example.org/Guide.html": raw["url"]}  # null where it is the url
+    source_ids = {r["url"]: r["warc_record_id"] for r in pages}
     wet, dates = {}, {}
     for name in sorted(os.listdir(os.path.join(out, "wet"))):
         with open(os.path.join(out, "wet", name), "rb") as fh:
             for rec in ArchiveIterator(fh):
                 if rec.rec_type == "conversion":
-                    url = rec.rec_headers.get_header("WARC-Target-URI")
+                    url = captured[rec.rec_headers.get_header("WARC-Target-URI")]
                     wet[url] = (rec.rec_headers.get_header("WARC-Refers-To"), rec.content_stream().read().decode())
                     dates[url] = rec.rec_headers.get_header("WARC-Date")
     assert cleaned["wet"]["records"] == len(wet) == len(clean)

@@ -65,3 +65,16 @@ def test_record_ids_differ_with_the_text_and_the_files_first_page():
     assert ids(PAGES[1:])[0] != ids(PAGES)[0]  # another first page: another warcinfo id
     assert ids(PAGES) == ids(PAGES) and len(set(ids(PAGES))) == 3
     assert ids([])[0] != ids(PAGES)[0]
+
+
+def test_target_uri_is_the_uri_captured():
+    """Found in review (2026-11-26): a conversion record named the page's
+    normalised URL, so tools pairing WET and WARC records by WARC-Target-URI, as
+    Common Crawl's files allow, found no pair. The URI as captured comes with the
+    page where it differs from the url (and "" or missing: the url)."""
+    page = {**PAGES[0], "url": "http://www.example.com/Docs/", "target_uri": "HTTP://WWW.Example.com:80/Docs/"}
+    buf = io.BytesIO()
+    write_wet(buf, "x", [page, {**PAGES[0], "target_uri": ""}, PAGES[1]])
+    uris = [r.rec_headers.get_header("WARC-Target-URI") for r in ArchiveIterator(io.BytesIO(buf.getvalue()))
+            if r.rec_type == "conversion"]
+    assert uris == ["HTTP://WWW.Example.com:80/Docs/", "https://a.org/", "https://a.org/arc"]
