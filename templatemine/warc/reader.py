@@ -465,11 +465,36 @@ def _after_run(path, fh, pos: int, state: _Reading, failure, gzipped: bool, max_
         yield _malformed(path, bad, None, message)
         state.last_offset = bad
         state.last_malformed = True
-    if nxt is None and gzipped:
-        # no later gzip member starts a record: members split mid-record
-        # ("wrong chunking"); decompress on across member boundaries
+    if gzipped and (nxt is None or _member_start(fh, bad) and _member_holds_more(fh, bad, state.fmt)):
+        # no later gzip member starts a record: members split mid-record ("wrong
+        # chunking"); or the member of the failed record holds more records (member
+        # by member they were lost with it): decompress on across member boundaries
         return (yield from _stream_mode(path, fh, bad, state, max_payload_bytes, resync=True))
     return nxt
+
+
+def _member_holds_more(fh: BinaryIO, at: int, fmt: str | None) -> bool:
+    """The gzip member at byte `at` inflates to a record line (of format
+    `fmt`) after its first byte: it holds more than one record."""
+    fh.seek(at)
+    d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    needle = _LINE_NEEDLES[fmt]
+    tail = b""
+    while not d.eof:
+        block = fh.read(_SCAN_BLOCK)
+        if not block:
+            return False
+        data = block
+        try:
+            while data and not d.eof:  # bounded output: a small member may inflate to gigabytes
+                out = tail + d.decompress(data, _SCAN_BLOCK)
+                data = d.unconsumed_tail
+                if needle.search(out):
+                    return True
+                tail = out[-15:]
+        except zlib.error:
+            return False
+    return False
 
 
 def _member_end(fh: BinaryIO, at: int) -> int | None:

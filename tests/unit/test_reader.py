@@ -596,3 +596,25 @@ def test_a_failure_warcio_places_ahead_inside_a_member_of_many_records(tmp_path)
         recs = read(str(path))
         assert sorted(_pages(recs)) == sorted(f"https://x.example/p{i}" for i in range(10)), name
         assert [r.outcome for r in recs].count("malformed") == 1 and len(recs) == 11, name
+
+
+def test_a_bad_first_record_of_a_member_of_several_keeps_the_others(tmp_path):
+    """Found in review (2026-11-27): a record that fails to parse where a gzip
+    member of several records starts made member-by-member reading resume at
+    the next member, the member's other records lost with it (one row for
+    three). Such a member is now read on as one stream."""
+    import gzip as gz
+
+    records = _members(6, words=60, gzip=False)
+    bad = b"XARC" + records[1][4:]  # its first line is no record's
+    data = gz.compress(records[0]) + gz.compress(bad + records[2] + records[3]) + \
+        b"".join(gz.compress(r) for r in records[4:])
+    path = tmp_path / "x.warc.gz"
+    path.write_bytes(data)
+    recs = read(str(path))
+    assert _pages(recs) == [f"https://x.example/p{i}" for i in (0, 2, 3, 4, 5)]
+    assert [r.outcome for r in recs].count("malformed") == 1 and len(recs) == 6
+    assert len({r.offset for r in recs}) == 6
+    with open(path, "rb") as fh:
+        again = records_at(str(path), fh, [r.offset for r in recs if r.outcome is None])
+    assert [again[r.offset].target_uri for r in recs if r.outcome is None] == _pages(recs)
