@@ -183,12 +183,9 @@ def _file_format(fh: BinaryIO, gzipped: bool) -> str | None:
     """"warc" or "arc" by the file's first record, as warcio decides it (None:
     the start is damaged). Resyncing looks for records of that format only: a
     WARC payload that quotes an ARC header line is no place to resume."""
-    head = _peek(fh, 0, 4096)
-    if gzipped:
-        try:
-            head = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(head, 64)
-        except zlib.error:
-            return None
+    head = _head(fh, 0, gzipped, 64)
+    if head is None:
+        return None
     head = head.lstrip(b"\r\n")
     return "warc" if head.startswith(b"WARC/") else "arc" if head.startswith(_ARC_PREFIXES) else None
 
@@ -229,14 +226,21 @@ def _peek(fh: BinaryIO, pos: int, n: int) -> bytes:
         fh.seek(here)
 
 
-def _plausible_at(fh: BinaryIO, pos: int, gzipped: bool, fmt: str | None = None) -> bool:
+def _head(fh: BinaryIO, pos: int, gzipped: bool, n: int) -> bytes | None:
+    """The first bytes of what starts at byte `pos`: up to 4 KiB, or the first
+    `n` a gzip member there inflates to (None: no member inflates there)."""
     chunk = _peek(fh, pos, 4096)
-    if gzipped:
-        try:
-            chunk = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(chunk, 1024)  # an ARC line, mostly
-        except zlib.error:
-            return False
-    return _is_record_start(chunk, fmt)
+    if not gzipped:
+        return chunk
+    try:
+        return zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(chunk, n)
+    except zlib.error:
+        return None
+
+
+def _plausible_at(fh: BinaryIO, pos: int, gzipped: bool, fmt: str | None = None) -> bool:
+    head = _head(fh, pos, gzipped, 1024)  # an ARC line, mostly
+    return head is not None and _is_record_start(head, fmt)
 
 
 class _Reading:
@@ -301,14 +305,15 @@ def _records(path, it, state: _Reading, max_payload_bytes: int, base: int = 0, n
                 # before it raises: read them as one stream instead
                 failure = (offset, f"non-chunked gzip: a record at no gzip member start ({offset})")
                 break
-            if _length_unknown(rec):
+            wrong = _length_unknown(rec)
+            if wrong:
                 # warcio reads a WARC record without its (mandatory) length to the end of the
                 # stream (or of its gzip member, records after it in the member with it), and
                 # one whose length is no number as empty, its block as the next record: it
                 # fails here, and the reading resumes at the next record after its first line
                 # (read member by member: stream mode from its member reports it and resumes)
                 failure = (offset if members is not None else base + it.offset,
-                           f"{rec.format.upper()} {_NO_LENGTH} ({_length_unknown(rec)})")
+                           f"{rec.format.upper()} {_NO_LENGTH} ({wrong})")
                 break
             run_last = offset
             previous, state.last_offset = state.last_offset, offset
@@ -476,30 +481,21 @@ def _after_run(path, fh, pos: int, state: _Reading, failure, gzipped: bool, max_
 def _member_holds_more(fh: BinaryIO, at: int, fmt: str | None) -> bool:
     """The gzip member at byte `at` inflates to a record line (of format
     `fmt`) after its first byte: it holds more than one record."""
-    fh.seek(at)
-    d = zlib.decompressobj(16 + zlib.MAX_WBITS)
     needle = _LINE_NEEDLES[fmt]
     tail = b""
-    while not d.eof:
-        block = fh.read(_SCAN_BLOCK)
-        if not block:
-            return False
-        data = block
-        try:
-            while data and not d.eof:  # bounded output: a small member may inflate to gigabytes
-                out = tail + d.decompress(data, _SCAN_BLOCK)
-                data = d.unconsumed_tail
-                if needle.search(out):
-                    return True
-                tail = out[-15:]
-        except zlib.error:
-            return False
+    for out in _inflate_member(fh, at):
+        out = tail + out
+        if needle.search(out):
+            return True
+        tail = out[-15:]
     return False
 
 
-def _member_end(fh: BinaryIO, at: int) -> int | None:
-    """Where the gzip member starting at byte `at` ends (None: it does not
-    inflate to its end: cut short, corrupt, or the file ends inside it)."""
+def _inflate_member(fh: BinaryIO, at: int):
+    """Yield what the gzip member starting at byte `at` inflates to, in pieces of
+    at most _SCAN_BLOCK (a small member may inflate to gigabytes); return where
+    it ends (None: it does not inflate to its end: cut short, corrupt, or the
+    file ends inside it)."""
     fh.seek(at)
     d = zlib.decompressobj(16 + zlib.MAX_WBITS)
     pos = at
@@ -510,12 +506,22 @@ def _member_end(fh: BinaryIO, at: int) -> int | None:
         pos += len(block)
         data = block
         try:
-            while data and not d.eof:  # bounded output: a small member may inflate to gigabytes
-                d.decompress(data, _SCAN_BLOCK)
+            while data and not d.eof:
+                yield d.decompress(data, _SCAN_BLOCK)
                 data = d.unconsumed_tail
         except zlib.error:
             return None
     return pos - len(d.unused_data)
+
+
+def _member_end(fh: BinaryIO, at: int) -> int | None:
+    """Where the gzip member starting at byte `at` ends (None: it does not inflate to its end)."""
+    pieces = _inflate_member(fh, at)
+    while True:
+        try:
+            next(pieces)
+        except StopIteration as end:
+            return end.value
 
 
 def _after_quiet_end(path: str, fh: BinaryIO, pos: int, state: _Reading):
