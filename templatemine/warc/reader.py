@@ -26,6 +26,10 @@ what a crawl-scale reader needs:
 - a record without a valid length (no Content-Length, which warcio reads to
   the end of the stream or its gzip member; or one that is no number, which
   warcio reads as empty) is `malformed`, and the records after it are kept;
+- in stream mode, a gzip member whose first bytes start a record is a place
+  to resume after a failure even when junk with no line end ends the member
+  before it; an ARC record whose URL has no scheme (such junk glued to its
+  line) is `malformed`, and the record is read again where its line starts;
 - a response whose URI's scheme is in capitals (`HTTP://`) has its HTTP
   headers parsed, which warcio skips;
 - damaged compressed data (a gzip member cut short or corrupt, garbage between
@@ -264,15 +268,26 @@ def _malformed(path: str, offset: int, rec_type: str | None, exc_or_text, note: 
 
 _SPLIT = "record continues past its gzip member"
 _NO_LENGTH = "record without a valid length"
+_NO_SCHEME = "record whose URL has no scheme"
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 
 
-def _length_unknown(rec) -> str:
-    """What is wrong with the length a record's headers give ("": nothing)."""
+def _header_unusable(rec) -> tuple[str, str]:
+    """What is wrong with a record's header ("", "": nothing): its length, or,
+    in ARC, its URL. warcio splits an ARC line from the right (the URL may hold
+    spaces), so junk before a record's line, with no line end between them,
+    becomes part of its URL: a line found in no ARC file, and the record there
+    is read again at its own line."""
     name = "Content-Length" if rec.format == "warc" else "length"
     value = rec.rec_headers.get_header(name)
     if value is None:
-        return f"no {name} header"
-    return "" if value.strip().isdigit() else f"{name}: {value[:40]!r}"
+        return _NO_LENGTH, f"no {name} header"
+    if not value.strip().isdigit():
+        return _NO_LENGTH, f"{name}: {value[:40]!r}"
+    uri = rec.rec_headers.get_header("uri") if rec.format.startswith("arc") else None
+    if uri is not None and not _SCHEME.match(uri):
+        return _NO_SCHEME, repr(uri[:60])
+    return "", ""
 
 
 def _records(path, it, state: _Reading, max_payload_bytes: int, base: int = 0, note: str = "",
@@ -305,15 +320,15 @@ def _records(path, it, state: _Reading, max_payload_bytes: int, base: int = 0, n
                 # before it raises: read them as one stream instead
                 failure = (offset, f"non-chunked gzip: a record at no gzip member start ({offset})")
                 break
-            wrong = _length_unknown(rec)
-            if wrong:
+            kind, wrong = _header_unusable(rec)
+            if kind:
                 # warcio reads a WARC record without its (mandatory) length to the end of the
                 # stream (or of its gzip member, records after it in the member with it), and
                 # one whose length is no number as empty, its block as the next record: it
                 # fails here, and the reading resumes at the next record after its first line
                 # (read member by member: stream mode from its member reports it and resumes)
                 failure = (offset if members is not None else base + it.offset,
-                           f"{rec.format.upper()} {_NO_LENGTH} ({wrong})")
+                           f"{rec.format.upper()} {kind} ({wrong})")
                 break
             run_last = offset
             previous, state.last_offset = state.last_offset, offset
@@ -447,8 +462,9 @@ def _after_run(path, fh, pos: int, state: _Reading, failure, gzipped: bool, max_
         # members split mid-record ("wrong chunking"): decompress across them
         log.warning("%s: %s at offset %d: reading on as one stream", path, _SPLIT, bad)
         return (yield from _stream_mode(path, fh, bad, state, max_payload_bytes))
-    if _NO_LENGTH in message and gzipped:
-        log.warning("%s: %s at offset %d: reading on as one stream", path, _NO_LENGTH, bad)
+    unusable = next((kind for kind in (_NO_LENGTH, _NO_SCHEME) if kind in message), None)
+    if unusable and gzipped:
+        log.warning("%s: %s at offset %d: reading on as one stream", path, unusable, bad)
         return (yield from _stream_mode(path, fh, bad, state, max_payload_bytes))
     if "non-chunked gzip" in message:
         # a member holding more than one record (the whole file, gzipped as one
@@ -582,28 +598,57 @@ class _Prefixed(io.RawIOBase):
         return len(data)
 
 
-def _skip_to_record(stream, fmt: str | None = None) -> tuple[io.BufferedReader | None, int]:
+def _skip_to_record(stream, fmt: str | None = None, starts: list[int] | None = None,
+                    base: int = 0) -> tuple[io.BufferedReader | None, int]:
     """Consume `stream` up to the next line that starts a WARC record (`WARC/`)
     or an ARC record (its five fields), of format `fmt` if given; return a
-    stream positioned there and the number of bytes skipped (None at EOF)."""
+    stream positioned there and the number of bytes skipped (None at EOF).
+
+    With `starts` (the stream positions where gzip members begin, growing as
+    `stream` is read) and `base` (the stream position of `stream`'s first
+    byte), a member whose first bytes start a record is a place to resume as
+    well, as `find_next_record` takes it: junk with no line end at the end of
+    the member before glues itself to that record's first line."""
     line = _RECORD_LINES[fmt]
     skipped = 0
     tail = b""
     from_ = 0  # where a line may start in `data` (1: not at 0, which goes on a line of the last block)
     while True:
         block = stream.read(1 << 16)
+        data = tail + block
+        member, cut = _member_record(data, base + skipped, starts, fmt, final=not block)
+        found = line.search(data, from_) if block else None
+        i = min((x for x in (found.start() if found else None, member) if x is not None), default=None)
+        if i is not None and (cut is None or i < cut):
+            return io.BufferedReader(_Prefixed(data[i:], stream), 1 << 16), skipped + i
         if not block:
             return None, skipped
-        data = tail + block
-        found = line.search(data, from_)
-        if found is not None:
-            i = found.start()
-            return io.BufferedReader(_Prefixed(data[i:], stream), 1 << 16), skipped + i
-        # the last line may go on in the next block (a line longer than that is no ARC header)
-        newline = data.rfind(b"\n", len(data) - (1 << 12))
-        keep, from_ = (len(data) - newline - 1, 0) if newline != -1 else (4, 1)
+        if cut is not None:  # a member's first bytes go on in the next block: look at it again then
+            keep, from_ = len(data) - cut, 1
+        else:  # the last line may go on in the next block (a line longer than that is no ARC header)
+            newline = data.rfind(b"\n", len(data) - (1 << 12))
+            keep, from_ = (len(data) - newline - 1, 0) if newline != -1 else (4, 1)
         skipped += len(data) - keep
         tail = data[len(data) - keep:]
+
+
+def _member_record(data: bytes, at: int, starts: list[int] | None, fmt: str | None,
+                   final: bool) -> tuple[int | None, int | None]:
+    """The first index of `data` (stream position `at` on) where a gzip member
+    begins that starts a record (by its first 4 KiB, as `_plausible_at` judges
+    a member), and the first member start before the end of `data` whose
+    4 KiB are not all there yet (unless `final`: the stream ends with `data`)."""
+    if not starts:
+        return None, None
+    for start in starts[bisect.bisect_left(starts, at):]:
+        i = start - at
+        if i >= len(data):
+            break
+        if i + 4096 > len(data) and not final:
+            return None, i
+        if _is_record_start(data[i:i + 4096], fmt):
+            return i, None
+    return None, None
 
 
 def _discard(stream, n: int) -> None:
@@ -824,7 +869,7 @@ def _stream_mode(path, fh, start: int, state: _Reading, max_payload_bytes: int, 
         gz = io.BufferedReader(members, _STREAM_BUFFER)
         _discard(gz, resume_at - at)
         if resync:
-            stream, skipped = _skip_to_record(gz, state.fmt)
+            stream, skipped = _skip_to_record(gz, state.fmt, members.starts, resume_at)
         else:
             stream, skipped = io.BufferedReader(_Prefixed(b"", gz), 1 << 16), 0
         failure = None

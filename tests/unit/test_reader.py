@@ -618,3 +618,44 @@ def test_a_bad_first_record_of_a_member_of_several_keeps_the_others(tmp_path):
     with open(path, "rb") as fh:
         again = records_at(str(path), fh, [r.offset for r in recs if r.outcome is None])
     assert [again[r.offset].target_uri for r in recs if r.outcome is None] == _pages(recs)
+
+
+@pytest.mark.parametrize("junk", [b"x" * 100, b"x" * 70000, b"\0" * 20 + b"junk", b"junk" + b"\0" * 3])
+def test_junk_without_a_line_end_at_a_members_end_hides_no_record(tmp_path, junk):
+    """Found in review (2026-11-27), fixed 2026-11-27: junk with no line end
+    after the record of a gzip member, read across members, glued itself to
+    the next member's first line, so that record was no line to resume at and
+    went into the junk's `malformed` row. A member whose first bytes start a
+    record is now a place to resume in stream mode too, as it is member by
+    member. (70,000 bytes: longer than a block of the search.)"""
+    import gzip as gz
+
+    parts = _members(4, words=200, gzip=False)
+    _read_glued(tmp_path / "x.warc.gz", gz.compress(parts[0] + junk) + b"".join(gz.compress(p) for p in parts[1:]),
+                [f"https://x.example/p{i}" for i in range(4)], rows=5)
+
+
+@pytest.mark.parametrize("junk", [b"\0" * 20 + b"junk", b"junk" + b"\0" * 3, b"junk!"])
+def test_junk_glued_to_an_arc_line_is_malformed_and_the_record_read_again(tmp_path, junk):
+    """The same junk before an ARC record's line: warcio splits the line from
+    the right (a URL may hold spaces), so the junk became the start of the
+    record's URL, a `non_response` row, and the page was lost. An ARC URL
+    without a scheme is now `malformed`, and the record is read again at its
+    own member. (Junk of letters alone reads as a scheme: README, Known gaps.)"""
+    import gzip as gz
+
+    arc = _arc(4)
+    parts = [arc[0] + arc[1]] + arc[2:]
+    _read_glued(tmp_path / "x.arc.gz", gz.compress(parts[0] + junk) + b"".join(gz.compress(p) for p in parts[1:]),
+                [f"http://x.example/p{i}" for i in range(4)], rows=6)  # the ARC filedesc is a record too
+
+
+def _read_glued(path, data: bytes, want: list[str], rows: int) -> None:
+    path.write_bytes(data)
+    recs = read(str(path))
+    assert _pages(recs) == want
+    assert [r.outcome for r in recs].count("malformed") == 1 and len(recs) == rows
+    assert len({r.offset for r in recs}) == rows
+    with open(path, "rb") as fh:
+        again = records_at(str(path), fh, [r.offset for r in recs if r.outcome is None])
+    assert [again[r.offset].target_uri for r in recs if r.outcome is None] == want
