@@ -36,7 +36,9 @@ what a crawl-scale reader needs:
   members or after the last one), met in either mode, is one `malformed` row
   (the record it cuts, or the damage itself where it cuts none), and reading
   resumes at the next gzip member that starts a record: the records after a
-  torn member are kept, none is counted twice.
+  torn member are kept, none is counted twice. In stream mode, each record
+  that the zlib call meeting the damage inflated (its output, which zlib does
+  not return, inflated again in small pieces) is a `malformed` row too.
 
 Nothing here imports pyspark: `iter_records` is the pure per-file function that
 the Spark stage calls inside `mapInArrow`.
@@ -706,7 +708,9 @@ class _Members(io.RawIOBase):
         self.starts: list[int] = []  # per member: its first byte in the stream ...
         self.offsets: list[int] = []  # ... and in the file
         self.damage: GzipDamage | None = None
-        self.good = 0  # with damage: the stream position where its good bytes end
+        self.good = 0  # with damage: the stream position where its good bytes end ...
+        self.lost = b""  # ... and what inflates after them before the damage, not handed out
+        self._last = b"\n"  # the last stream byte handed out (does `lost` start a line?)
         self.noted = 0  # members _stream_mode has taken into its lists
         self.resumed = False  # began inside a member, at a checkpoint
 
@@ -776,9 +780,11 @@ class _Members(io.RawIOBase):
             if not self._left() and not self._more():
                 raise GzipDamage(self._member, "the file ends inside this gzip member")
             chunk = memoryview(self._buf)[self._i:self._i + _INFLATE_CHUNK]
+            before = self._d.copy()  # (its cost does not show in scripts/bench_reader.py)
             try:
                 out = self._d.decompress(chunk, len(buffer))
             except zlib.error as exc:
+                self.lost = _inflate_until_error(before, chunk)
                 raise GzipDamage(self._member, str(exc)) from None
             used = len(chunk) - len(self._d.unused_data if self._d.eof else self._d.unconsumed_tail)
             self._i += used
@@ -788,8 +794,13 @@ class _Members(io.RawIOBase):
             if out:
                 buffer[: len(out)] = out
                 self._out += len(out)
+                self._last = out[-1:]
                 self._checkpoint()
                 return len(out)
+
+    def lost_records(self, fmt: str | None) -> list[int]:
+        """With damage: the stream positions of the record lines in `lost`."""
+        return [self.good + m.start() - 1 for m in _RECORD_LINES[fmt].finditer(self._last + self.lost, 1)]
 
     def _checkpoint(self) -> None:
         cps = self._checkpoints
@@ -797,6 +808,19 @@ class _Members(io.RawIOBase):
             return
         cps.append(_Checkpoint(self._out, self._at, self._member, self._d.copy()))
         del cps[:-_CHECKPOINTS_KEPT]
+
+
+def _inflate_until_error(d, chunk, step: int = 256) -> bytes:
+    """What `d` inflates from `chunk`, fed `step` bytes at a time, before the
+    piece in which it fails: the output of the zlib call that met damage, which
+    the call itself does not return."""
+    out = []
+    try:
+        for i in range(0, len(chunk), step):
+            out.append(d.decompress(chunk[i:i + step]))
+    except zlib.error:
+        pass
+    return b"".join(out)
 
 
 class _Numbering:
@@ -896,7 +920,9 @@ def _stream_mode(path, fh, start: int, state: _Reading, max_payload_bytes: int, 
             at = None if state.last_malformed else members.damage.at
             if at in numbering.used:  # a record read here starts that member
                 at = numbering.ranked(at)
-            return (yield from _damaged(path, fh, members.damage, state, note, at=at))
+            nxt = yield from _damaged(path, fh, members.damage, state, note, at=at)
+            yield from _lost(path, members, numbering, state, note, at)
+            return nxt
         if failure is None:
             return None
         resume_at, resync, expect_record = position + 1, True, False
@@ -913,6 +939,26 @@ def _damaged(path, fh, exc: GzipDamage, state: _Reading, note: str, at: int | No
         state.last_offset = at
         state.last_malformed = True
     return nxt
+
+
+def _lost(path, members: _Members, numbering: _Numbering, state: _Reading, note: str, damage_row: int | None):
+    """A `malformed` row for each record whose line starts in what the zlib call
+    that met damage inflated: past the stream's good bytes, never handed out
+    (the data is damaged: a CRC that does not match says so only at the member's
+    end, and handing such bytes out made pages of garbage), but not lost
+    without a row either. `damage_row`: the offset of the damage's own row."""
+    for position in members.lost_records(state.fmt):
+        if position in numbering.given:
+            continue
+        if position in members.starts:  # it starts the damaged member: a row at the member's offset is its own
+            member = members.offsets[members.starts.index(position)]
+            if member == damage_row or member in numbering.used:
+                continue
+        offset = numbering.offset(members, position)
+        yield _malformed(path, offset, None, f"a record inflated just before the damage ({members.damage}): "
+                         "not read, its gzip member's data is damaged", note)
+        state.last_offset = offset
+        state.last_malformed = True
 
 
 def records_at(path: str, fh: BinaryIO, offsets: list[int], max_payload_bytes: int = 10 << 20) -> dict[int, RawRecord]:

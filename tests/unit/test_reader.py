@@ -659,3 +659,25 @@ def _read_glued(path, data: bytes, want: list[str], rows: int) -> None:
     with open(path, "rb") as fh:
         again = records_at(str(path), fh, [r.offset for r in recs if r.outcome is None])
     assert [again[r.offset].target_uri for r in recs if r.outcome is None] == want
+
+
+def test_records_inflated_by_the_zlib_call_that_meets_damage_each_have_a_row(tmp_path):
+    """Found in review (2026-11-27), fixed 2026-11-27: zlib returns nothing from
+    the call that fails, so the records inflated in it (up to 16 KiB of
+    compressed input) had no row at all. Here the only damage is the gzip
+    trailer's CRC of a one-stream file of 200 records: 187 pages came out, one
+    truncated row, and the last 12 records nothing. Now that call's output is
+    inflated again in small pieces, not handed out (the data is damaged
+    somewhere), and each record line in it is a `malformed` row."""
+    import gzip as gz
+
+    data = bytearray(gz.compress(b"".join(_members(200, words=300, gzip=False))))
+    data[-8] ^= 0xFF  # the CRC-32 in the trailer
+    path = tmp_path / "crc.warc.gz"
+    path.write_bytes(bytes(data))
+    recs = read(str(path))
+    assert len(recs) == 200 and len({r.offset for r in recs}) == 200
+    lost = [r for r in recs if "inflated just before the damage" in (r.detail or "")]
+    assert lost and all(r.outcome == "malformed" for r in lost)
+    pages = _pages(recs)
+    assert pages == [f"https://x.example/p{i}" for i in range(len(pages))]  # the rest: malformed rows
