@@ -28,8 +28,9 @@ what a crawl-scale reader needs:
   warcio reads as empty) is `malformed`, and the records after it are kept;
 - in stream mode, a gzip member whose first bytes start a record is a place
   to resume after a failure even when junk with no line end ends the member
-  before it; an ARC record whose URL has no scheme (such junk glued to its
-  line) is `malformed`, and the record is read again where its line starts;
+  before it; an ARC line that such junk is glued to (its URL starts with no
+  ARC scheme, and a member begins inside it) is `malformed`, and the record
+  is read again at its member;
 - a response whose URI's scheme is in capitals (`HTTP://`) has its HTTP
   headers parsed, which warcio skips;
 - damaged compressed data (a gzip member cut short or corrupt, garbage between
@@ -66,15 +67,15 @@ HTML_TYPES = ("text/html", "application/xhtml+xml", "application/vnd.wap.xhtml+x
 # Content types that say nothing about the payload: decide by sniffing it.
 AMBIGUOUS_TYPES = ("", "text/plain", "application/octet-stream", "unknown/unknown", "application/unknown", "*/*")
 # an ARC v1 record's first line, as warcio splits it (from the right: the URL may hold spaces):
-# URL IP-address Archive-date Content-type Archive-length
-_ARC_LINE = rb"(?:https?|ftp|dns|filedesc):[^\r\n]* [^ \r\n]* \d{8,14} [^ \r\n]* \d+\r?\n"
+# URL IP-address Archive-date Content-type Archive-length (the scheme in any case, as warcio takes it)
+_ARC_LINE = rb"(?i:https?|ftp|dns|filedesc):[^\r\n]* [^ \r\n]* \d{8,14} [^ \r\n]* \d+\r?\n"
 _ARC_PREFIXES = (b"http://", b"https://", b"dns:", b"ftp://", b"filedesc:")
 # a line that starts a record: where stream mode and uncompressed files resume after a failure,
 # by the file's format (None: not known, its start damaged)
 _RECORD_LINES = {"warc": re.compile(rb"^WARC/", re.M), "arc": re.compile(rb"^" + _ARC_LINE, re.M),
                  None: re.compile(rb"^(?:WARC/|" + _ARC_LINE + rb")", re.M)}
-_LINE_NEEDLES = {"warc": re.compile(rb"\n(?=WARC/)"), "arc": re.compile(rb"\n(?=https?://|ftp://|dns:|filedesc:)"),
-                 None: re.compile(rb"\n(?=WARC/|https?://|ftp://|dns:|filedesc:)")}
+_LINE_NEEDLES = {"warc": re.compile(rb"\n(?=WARC/)"), "arc": re.compile(rb"\n(?=(?i:https?://|ftp://|dns:|filedesc:))"),
+                 None: re.compile(rb"\n(?=WARC/|(?i:https?://|ftp://|dns:|filedesc:))")}
 _SNIFF_MARKERS = (b"<!doctype html", b"<html", b"<head", b"<body", b"<title", b"<meta", b"<div", b"<p>", b"<a ", b"<table")
 _SCAN_BLOCK = 1 << 20
 RANK_STRIDE = 1 << 40  # stream mode: offset = member offset + rank * RANK_STRIDE (see the module docstring)
@@ -180,7 +181,7 @@ def _is_record_start(head: bytes, fmt: str | None = None) -> bool:
     with `fmt` ("warc", "arc": the file's format), only a record of that format."""
     if head.startswith(b"WARC/"):
         return fmt != "arc"
-    if fmt == "warc" or not head.startswith(_ARC_PREFIXES):
+    if fmt == "warc" or not head[:9].lower().startswith(_ARC_PREFIXES):
         return False
     return b"\n" not in head or _RECORD_LINES["arc"].match(head) is not None
 
@@ -193,7 +194,7 @@ def _file_format(fh: BinaryIO, gzipped: bool) -> str | None:
     if head is None:
         return None
     head = head.lstrip(b"\r\n")
-    return "warc" if head.startswith(b"WARC/") else "arc" if head.startswith(_ARC_PREFIXES) else None
+    return "warc" if head.startswith(b"WARC/") else "arc" if head[:9].lower().startswith(_ARC_PREFIXES) else None
 
 
 def find_next_record(fh: BinaryIO, start: int, gzipped: bool, fmt: str | None = None) -> int | None:
@@ -259,6 +260,7 @@ class _Reading:
         self.last_malformed = False  # the last row handed out is `malformed`
         self.broken_member = -1  # offset of a record reported as malformed for its damaged member
         self.checked: tuple[int, int | None] = (-1, None)  # the last member _records inflated, and its end
+        self.record_end = -1  # stream mode: where the last WARC record begun ends, by its header
 
 
 def _malformed(path: str, offset: int, rec_type: str | None, exc_or_text, note: str = "") -> RawRecord:
@@ -270,34 +272,40 @@ def _malformed(path: str, offset: int, rec_type: str | None, exc_or_text, note: 
 
 _SPLIT = "record continues past its gzip member"
 _NO_LENGTH = "record without a valid length"
-_NO_SCHEME = "record whose URL has no scheme"
-_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
+_GLUED = "record line glued to junk before it"
+_ARC_SCHEMES = tuple(p.decode() for p in _ARC_PREFIXES)
 
 
-def _header_unusable(rec) -> tuple[str, str]:
-    """What is wrong with a record's header ("", "": nothing): its length, or,
-    in ARC, its URL. warcio splits an ARC line from the right (the URL may hold
-    spaces), so junk before a record's line, with no line end between them,
-    becomes part of its URL: a line found in no ARC file, and the record there
-    is read again at its own line."""
+def _header_unusable(rec, position: int = -1, starts: list[int] | None = None) -> tuple[str, str]:
+    """What is wrong with a record's header ("", "": nothing): its length; or,
+    in stream mode (`position`: the record's stream position, `starts`: where
+    gzip members begin), an ARC line glued to junk with no line end at the end
+    of the member before. warcio splits an ARC line from the right (the URL may
+    hold spaces), so the junk becomes the start of the URL: a URL that starts
+    with no ARC scheme and inside which a gzip member begins is that, and the
+    record is read again at its member."""
     name = "Content-Length" if rec.format == "warc" else "length"
     value = rec.rec_headers.get_header(name)
     if value is None:
         return _NO_LENGTH, f"no {name} header"
     if not value.strip().isdigit():
         return _NO_LENGTH, f"{name}: {value[:40]!r}"
-    uri = rec.rec_headers.get_header("uri") if rec.format.startswith("arc") else None
-    if uri is not None and not _SCHEME.match(uri):
-        return _NO_SCHEME, repr(uri[:60])
+    if starts and rec.format.startswith("arc"):
+        uri = rec.rec_headers.get_header("uri") or ""
+        k = bisect.bisect_right(starts, position)
+        if not uri.lower().startswith(_ARC_SCHEMES) and k < len(starts) and \
+                starts[k] <= position + len(uri.encode("utf-8", "surrogateescape")):
+            return _GLUED, f"a gzip member starts {starts[k] - position} bytes into its URL {uri[:60]!r}"
     return "", ""
 
 
 def _records(path, it, state: _Reading, max_payload_bytes: int, base: int = 0, note: str = "",
-             members: BinaryIO | None = None, where=None):
+             members: BinaryIO | None = None, where=None, starts: list[int] | None = None):
     """Yield the records of one ArchiveIterator run;
     return None at a clean end or (position, error) where the iterator failed
     (position: `base` + the iterator's offset). A record's offset is its
-    position, or `where(position)` when given (stream mode).
+    position, or `where(position)` when given (stream mode; `starts`: the
+    stream positions where gzip members begin).
 
     With `members` (the file, read gzip member by member), a truncated record
     is not yielded but returned as (offset, _SPLIT): it may go on in the next
@@ -322,7 +330,7 @@ def _records(path, it, state: _Reading, max_payload_bytes: int, base: int = 0, n
                 # before it raises: read them as one stream instead
                 failure = (offset, f"non-chunked gzip: a record at no gzip member start ({offset})")
                 break
-            kind, wrong = _header_unusable(rec)
+            kind, wrong = _header_unusable(rec, base + it.offset, starts)
             if kind:
                 # warcio reads a WARC record without its (mandatory) length to the end of the
                 # stream (or of its gzip member, records after it in the member with it), and
@@ -332,6 +340,8 @@ def _records(path, it, state: _Reading, max_payload_bytes: int, base: int = 0, n
                 failure = (offset if members is not None else base + it.offset,
                            f"{rec.format.upper()} {kind} ({wrong})")
                 break
+            if where is not None and rec.format == "warc":
+                state.record_end = base + it.offset + rec.rec_headers.total_len + int(rec.length or 0)
             run_last = offset
             previous, state.last_offset = state.last_offset, offset
             state.yielded += 1
@@ -458,15 +468,14 @@ def _after_run(path, fh, pos: int, state: _Reading, failure, gzipped: bool, max_
             return None
         # warcio ends quietly at a gzip member it cannot inflate (it prints
         # the zlib error): a torn member looks like the end of the file
-        return (yield from _after_quiet_end(path, fh, pos, state))
+        return (yield from _after_quiet_end(path, fh, pos, state, max_payload_bytes))
     bad, message = failure
     if message == _SPLIT:
         # members split mid-record ("wrong chunking"): decompress across them
         log.warning("%s: %s at offset %d: reading on as one stream", path, _SPLIT, bad)
         return (yield from _stream_mode(path, fh, bad, state, max_payload_bytes))
-    unusable = next((kind for kind in (_NO_LENGTH, _NO_SCHEME) if kind in message), None)
-    if unusable and gzipped:
-        log.warning("%s: %s at offset %d: reading on as one stream", path, unusable, bad)
+    if _NO_LENGTH in message and gzipped:
+        log.warning("%s: %s at offset %d: reading on as one stream", path, _NO_LENGTH, bad)
         return (yield from _stream_mode(path, fh, bad, state, max_payload_bytes))
     if "non-chunked gzip" in message:
         # a member holding more than one record (the whole file, gzipped as one
@@ -523,12 +532,15 @@ def _inflate_member(fh: BinaryIO, at: int):
             return None
         pos += len(block)
         data = block
-        try:
-            while data and not d.eof:
-                yield d.decompress(data, _SCAN_BLOCK)
-                data = d.unconsumed_tail
-        except zlib.error:
-            return None
+        while data and not d.eof:
+            before = d.copy()
+            try:
+                out = d.decompress(data, _SCAN_BLOCK)
+            except zlib.error:  # what the failing call inflated, which zlib does not return
+                yield _inflate_until_error(before, data[:_INFLATE_CHUNK])
+                return None
+            yield out
+            data = d.unconsumed_tail
     return pos - len(d.unused_data)
 
 
@@ -542,7 +554,7 @@ def _member_end(fh: BinaryIO, at: int) -> int | None:
             return end.value
 
 
-def _after_quiet_end(path: str, fh: BinaryIO, pos: int, state: _Reading):
+def _after_quiet_end(path: str, fh: BinaryIO, pos: int, state: _Reading, max_payload_bytes: int):
     """After warcio ended quietly reading gzip members from byte `pos` (it
     does so at a member it cannot inflate, printing the zlib error): report
     the damaged data after the last good member as one `malformed` row, unless
@@ -550,6 +562,10 @@ def _after_quiet_end(path: str, fh: BinaryIO, pos: int, state: _Reading):
     starts a record to read on from; None at the end of the file (where only
     zero padding may follow the last member)."""
     last = state.last_offset if state.last_offset >= pos else None
+    if last is not None and state.broken_member == last and _member_holds_more(fh, last, state.fmt):
+        # the damage is that record's member, reported with it; the member's other records
+        # (a file gzipped as one stream whose CRC does not match) are read as one stream
+        return (yield from _stream_mode(path, fh, last, state, max_payload_bytes, resync=True))
     nxt = find_next_record(fh, (pos if last is None else last) + 1, True, state.fmt)
     if last is not None and state.broken_member == last:
         return nxt  # the damage is that record's member, reported with it
@@ -619,17 +635,17 @@ def _skip_to_record(stream, fmt: str | None = None, starts: list[int] | None = N
         block = stream.read(1 << 16)
         data = tail + block
         member, cut = _member_record(data, base + skipped, starts, fmt, final=not block)
-        found = line.search(data, from_) if block else None
+        found = line.search(data, from_)  # (at the end, in what a cut kept back)
         i = min((x for x in (found.start() if found else None, member) if x is not None), default=None)
         if i is not None and (cut is None or i < cut):
             return io.BufferedReader(_Prefixed(data[i:], stream), 1 << 16), skipped + i
         if not block:
             return None, skipped
-        if cut is not None:  # a member's first bytes go on in the next block: look at it again then
+        # the last line may go on in the next block (a line longer than that is no ARC header) ...
+        newline = data.rfind(b"\n", len(data) - (1 << 12))
+        keep, from_ = (len(data) - newline - 1, 0) if newline != -1 else (4, 1)
+        if cut is not None and len(data) - cut > keep:  # ... and a member's first bytes: look again then
             keep, from_ = len(data) - cut, 1
-        else:  # the last line may go on in the next block (a line longer than that is no ARC header)
-            newline = data.rfind(b"\n", len(data) - (1 << 12))
-            keep, from_ = (len(data) - newline - 1, 0) if newline != -1 else (4, 1)
         skipped += len(data) - keep
         tail = data[len(data) - keep:]
 
@@ -667,6 +683,8 @@ class GzipDamage(OSError):
     def __init__(self, at: int, what: str):
         super().__init__(f"damaged gzip data at byte {at}: {what}")
         self.at = at
+        # zlib's words for a gzip trailer that does not match: the member's data all inflated
+        self.trailer = what.endswith(("incorrect data check", "incorrect length check"))
 
 
 _NON_ZERO = re.compile(b"[^\\0\\r\\n\\t ]")  # what is not padding between members
@@ -798,9 +816,10 @@ class _Members(io.RawIOBase):
                 self._checkpoint()
                 return len(out)
 
-    def lost_records(self, fmt: str | None) -> list[int]:
-        """With damage: the stream positions of the record lines in `lost`."""
-        return [self.good + m.start() - 1 for m in _RECORD_LINES[fmt].finditer(self._last + self.lost, 1)]
+    def lost_records(self, fmt: str | None, after: int = -1) -> list[int]:
+        """With damage: the stream positions of the records that start in `lost`
+        (at or after stream position `after`: where the record cut ends)."""
+        return [self.good + i - 1 for i in _record_starts(self._last + self.lost, 1 + max(0, after - self.good), fmt)]
 
     def _checkpoint(self) -> None:
         cps = self._checkpoints
@@ -811,16 +830,67 @@ class _Members(io.RawIOBase):
 
 
 def _inflate_until_error(d, chunk, step: int = 256) -> bytes:
-    """What `d` inflates from `chunk`, fed `step` bytes at a time, before the
-    piece in which it fails: the output of the zlib call that met damage, which
-    the call itself does not return."""
+    """What `d` inflates from `chunk` before it fails: the output of the zlib
+    call that met damage, which the call itself does not return. Fed `step`
+    bytes at a time, and the piece that fails once more a byte at a time."""
     out = []
-    try:
-        for i in range(0, len(chunk), step):
+    for i in range(0, len(chunk), step):
+        before = d.copy()
+        try:
             out.append(d.decompress(chunk[i:i + step]))
-    except zlib.error:
-        pass
+        except zlib.error:
+            for j in range(i, min(i + step, len(chunk))):
+                try:
+                    out.append(before.decompress(chunk[j:j + 1]))
+                except zlib.error:
+                    break
+            break
     return b"".join(out)
+
+
+_WARC_LENGTH = re.compile(rb"\r?\ncontent-length:[ \t]*(\d+)[ \t]*\r?\n", re.I)
+
+
+def _record_starts(data: bytes, i: int, fmt: str | None) -> Iterator[int]:
+    """Where records start in `data` from index `i` on: the first record line,
+    then each record after it by the length its header gives (so a record line
+    quoted in a payload is no record), a line search again where that lands on
+    no record. Ends where a record's header or block runs past `data`."""
+    line = _RECORD_LINES[fmt]
+    while (found := line.search(data, i)) is not None:
+        i = found.start()
+        while True:
+            yield i
+            end = _record_end(data, i)
+            if end is None:  # no length: the next record line after this one
+                i += 1
+                break
+            if end > len(data):  # a header or block that goes on past the data
+                return
+            while data[end:end + 1] in (b"\r", b"\n"):
+                end += 1
+            if end >= len(data):
+                return
+            if not _is_record_start(data[end:end + 4096], fmt):
+                i = end
+                break
+            i = end
+
+
+def _record_end(data: bytes, i: int) -> int | None:
+    """The index after the record at `i` by its header's length (past the end
+    of `data` where its header or block goes on; None: no length)."""
+    if data.startswith(b"WARC/", i):
+        head_end = data.find(b"\r\n\r\n", i)
+        if head_end == -1:
+            return len(data) + 1
+        length = _WARC_LENGTH.search(data, i, head_end + 2)
+        return head_end + 4 + int(length.group(1)) if length else None
+    line_end = data.find(b"\n", i)
+    if line_end == -1:
+        return len(data) + 1
+    length = data[i:line_end].rsplit(b" ", 1)[-1].strip()
+    return line_end + 1 + int(length) if length.isdigit() else None
 
 
 class _Numbering:
@@ -897,16 +967,21 @@ def _stream_mode(path, fh, start: int, state: _Reading, max_payload_bytes: int, 
         else:
             stream, skipped = io.BufferedReader(_Prefixed(b"", gz), 1 << 16), 0
         failure = None
+        state.record_end = -1
         if stream is not None:
             it = ArchiveIterator(stream)
             before = state.yielded
             failure = yield from _records(path, it, state, max_payload_bytes, base=resume_at + skipped, note=note,
-                                          where=where)
+                                          where=where, starts=members.starts)
             if failure is None and members.damage is None and state.yielded == before and expect_record:
                 # we came here for a record at `start`, and warcio ended quietly
                 # (it takes EOF for the end of the file): the file is cut inside it
                 yield _malformed(path, start, None, "file ends inside the record (truncated)", note)
                 return None
+            stopped = resume_at + skipped + it.offset  # where warcio would have read the next record
+            if failure is None and members.damage is not None and stopped < members.good:
+                # it ended quietly inside a record's header that the damage cut: that record's row
+                failure = (stopped, f"the record's header is cut by the damage ({members.damage})")
         if failure is not None:
             position, message = failure
             bad = where(position) if members.starts or members.resumed else start
@@ -920,8 +995,14 @@ def _stream_mode(path, fh, start: int, state: _Reading, max_payload_bytes: int, 
             at = None if state.last_malformed else members.damage.at
             if at in numbering.used:  # a record read here starts that member
                 at = numbering.ranked(at)
+            trailer = members.damage.trailer  # the member inflated whole: only its check failed
+            lost = _lost(path, members, numbering, state.fmt, note, None if trailer else at, state.record_end)
+            if lost and trailer:  # nothing after the damage is unreadable: those rows say all
+                at = None
             nxt = yield from _damaged(path, fh, members.damage, state, note, at=at)
-            yield from _lost(path, members, numbering, state, note, at)
+            for row in lost:
+                yield row
+                state.last_offset, state.last_malformed = row.offset, True
             return nxt
         if failure is None:
             return None
@@ -941,24 +1022,28 @@ def _damaged(path, fh, exc: GzipDamage, state: _Reading, note: str, at: int | No
     return nxt
 
 
-def _lost(path, members: _Members, numbering: _Numbering, state: _Reading, note: str, damage_row: int | None):
-    """A `malformed` row for each record whose line starts in what the zlib call
+def _lost(path, members: _Members, numbering: _Numbering, fmt: str | None, note: str,
+          damage_row: int | None, after: int = -1) -> list[RawRecord]:
+    """A `malformed` row for each record that starts in what the zlib call
     that met damage inflated: past the stream's good bytes, never handed out
     (the data is damaged: a CRC that does not match says so only at the member's
     end, and handing such bytes out made pages of garbage), but not lost
-    without a row either. `damage_row`: the offset of the damage's own row."""
-    for position in members.lost_records(state.fmt):
+    without a row either. `damage_row`: the offset of the damage's own row;
+    `after`: where the record the damage cut ends, by its header (a record line
+    quoted in the rest of its payload is no record)."""
+    rows = []
+    for position in members.lost_records(fmt, after):
         if position in numbering.given:
             continue
-        if position in members.starts:  # it starts the damaged member: a row at the member's offset is its own
-            member = members.offsets[members.starts.index(position)]
-            if member == damage_row or member in numbering.used:
+        k = bisect.bisect_left(members.starts, position)
+        if k < len(members.starts) and members.starts[k] == position:
+            # it starts the damaged member: a row at the member's offset is its own
+            if members.offsets[k] == damage_row or members.offsets[k] in numbering.used:
                 continue
-        offset = numbering.offset(members, position)
-        yield _malformed(path, offset, None, f"a record inflated just before the damage ({members.damage}): "
-                         "not read, its gzip member's data is damaged", note)
-        state.last_offset = offset
-        state.last_malformed = True
+        rows.append(_malformed(path, numbering.offset(members, position), None,
+                               f"a record inflated just before the damage ({members.damage}): "
+                               "not read, its gzip member's data is damaged", note))
+    return rows
 
 
 def records_at(path: str, fh: BinaryIO, offsets: list[int], max_payload_bytes: int = 10 << 20) -> dict[int, RawRecord]:

@@ -635,19 +635,24 @@ def test_junk_without_a_line_end_at_a_members_end_hides_no_record(tmp_path, junk
                 [f"https://x.example/p{i}" for i in range(4)], rows=5)
 
 
-@pytest.mark.parametrize("junk", [b"\0" * 20 + b"junk", b"junk" + b"\0" * 3, b"junk!"])
-def test_junk_glued_to_an_arc_line_is_malformed_and_the_record_read_again(tmp_path, junk):
+@pytest.mark.parametrize("junk", [b"\0" * 20 + b"junk", b"junk" + b"\0" * 3, b"junk!", b"x" * 100])
+@pytest.mark.parametrize("capitals", [False, True])
+def test_junk_glued_to_an_arc_line_is_malformed_and_the_record_read_again(tmp_path, junk, capitals):
     """The same junk before an ARC record's line: warcio splits the line from
     the right (a URL may hold spaces), so the junk became the start of the
-    record's URL, a `non_response` row, and the page was lost. An ARC URL
-    without a scheme is now `malformed`, and the record is read again at its
-    own member. (Junk of letters alone reads as a scheme: README, Known gaps.)"""
+    record's URL, a `non_response` row, and the page was lost. A URL that
+    starts with no ARC scheme and inside which a gzip member begins is now
+    `malformed`, and the record is read again at its member (found in review:
+    with a scheme in capitals, only once the resync took schemes in any case)."""
     import gzip as gz
 
     arc = _arc(4)
+    if capitals:
+        arc[2] = arc[2].replace(b"http://", b"HTTP://", 1)
     parts = [arc[0] + arc[1]] + arc[2:]
     _read_glued(tmp_path / "x.arc.gz", gz.compress(parts[0] + junk) + b"".join(gz.compress(p) for p in parts[1:]),
-                [f"http://x.example/p{i}" for i in range(4)], rows=6)  # the ARC filedesc is a record too
+                [f"{'HTTP' if capitals and i == 1 else 'http'}://x.example/p{i}" for i in range(4)],
+                rows=6)  # the ARC filedesc is a record too
 
 
 def _read_glued(path, data: bytes, want: list[str], rows: int) -> None:
@@ -681,3 +686,118 @@ def test_records_inflated_by_the_zlib_call_that_meets_damage_each_have_a_row(tmp
     assert lost and all(r.outcome == "malformed" for r in lost)
     pages = _pages(recs)
     assert pages == [f"https://x.example/p{i}" for i in range(len(pages))]  # the rest: malformed rows
+
+
+def test_arc_urls_without_a_scheme_where_no_member_starts_are_records(tmp_path):
+    """Found in review (2026-11-27) of the rule above in its first form (any
+    ARC URL without a scheme was malformed): where no gzip member starts
+    inside the URL, nothing can read the record again, so a record after junk
+    in a plain or one-stream file, or a URL without a scheme, lost its row (or
+    the next one's). Such records are rows as warcio reads them."""
+    import gzip as gz
+
+    arc = _arc(5)
+    glued = [arc[0], arc[1], arc[2] + b"\0" * 8, arc[3], arc[4].replace(b"http://", b"HTTP://", 1), arc[5]]
+    schemeless = [arc[0], arc[1], arc[2].replace(b"http://", b"www.", 1), arc[3].replace(b"http://", b"www.", 1),
+                  arc[4]]
+    for name, data, rows in [("plain.arc", b"".join(glued), 6), ("stream.arc.gz", gz.compress(b"".join(glued)), 6),
+                             ("schemeless.arc", b"".join(schemeless), 5),
+                             ("schemeless.arc.gz", b"".join(gz.compress(p) for p in schemeless), 5)]:
+        path = tmp_path / name
+        path.write_bytes(data)
+        recs = read(str(path))
+        assert len(recs) == rows and len({r.offset for r in recs}) == rows, name
+        assert "malformed" not in {r.outcome for r in recs}, name
+
+
+def _raw_warc(i: int, body: bytes, uri: bytes | None = None, ctype: bytes = b"text/html") -> bytes:
+    http = b"HTTP/1.1 200 OK\r\nContent-Type: " + ctype + b"\r\n\r\n" + body
+    return (b"WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: " + (uri or b"https://x.example/p%d" % i) +
+            b"\r\nWARC-Date: 2026-11-01T00:00:00Z\r\nWARC-Record-ID: <urn:uuid:%032d>\r\n"
+            b"Content-Type: application/http; msgtype=response\r\nContent-Length: %d\r\n\r\n" % (i, len(http))
+            + http + b"\r\n\r\n")
+
+
+def _page(rnd, words: int = 150, extra: bytes = b"") -> bytes:
+    return b"<html><body><p>" + " ".join(f"w{rnd.randrange(10 ** 9)}" for _ in range(words)).encode() + \
+        b"</p>" + extra + b"</body></html>\n"
+
+
+def test_records_lost_to_damage_are_counted_once_each(tmp_path):
+    """Found in review (2026-11-27) of the change above, each a one-stream file
+    whose only damage is the gzip trailer's CRC (every byte inflates): record
+    lines quoted in payloads counted as records (5 pages quoting a WARC header
+    5 times: 65 rows for 40 records; a 900 kB listing of `WARC/1.0` lines:
+    90,189 rows for 3); a small last record in the 256-byte piece that failed
+    had no row; and the damage's own row came on top of the rows for the
+    records it stands for (a PNG crossing the damage is `non_html`, its
+    truncation unseen). The lost output is now walked record by record by the
+    lengths in their headers, the failing piece inflated a byte at a time, and
+    a trailer that does not match, whose member inflated whole, has no row of
+    its own where the records' rows say it. Found by the reviewer's fuzzer
+    after those fixes: the cases below `images`."""
+    import gzip as gz
+    import random
+
+    rnd = random.Random(1)
+    quoting = [_raw_warc(i, _page(rnd, extra=b"<pre>\n" + b"WARC/1.0\nWARC-Type: response\n" * 5 + b"</pre>\n"
+                                  if 30 <= i < 35 else b"")) for i in range(40)]
+    listing = [_raw_warc(0, _page(rnd)), _raw_warc(1, _page(rnd)), _raw_warc(2, b"WARC/1.0\n" * 100000)]
+    small_last = [_raw_warc(i, _page(rnd)) for i in range(20)] + [
+        b"WARC/1.0\r\nWARC-Type: metadata\r\nWARC-Target-URI: https://x.example/last\r\n"
+        b"WARC-Date: 2026-11-01T00:00:00Z\r\nWARC-Record-ID: <urn:uuid:99>\r\n"
+        b"Content-Type: application/warc-fields\r\nContent-Length: 12\r\n\r\nfetchTimeMs:\r\n\r\n"]
+    images = []
+    for i in range(12):
+        images.append(_raw_warc(i, _page(rnd, 300)))
+        images.append(_raw_warc(100 + i, bytes(rnd.randrange(256) for _ in range(4000)),
+                                uri=b"https://x.example/img%d.png" % i, ctype=b"image/png"))
+    # warcio ends quietly at a CRC that does not match when it has read the whole member ahead: the
+    # other records of the member were lost (1 row for 12), and so was a record whose header the
+    # damage cut (11 rows for 12)
+    big_first = [_raw_warc(0, _page(rnd, 3000))] + [_raw_warc(i, _page(rnd, 150)) for i in range(1, 12)]
+    # a record line quoted at the end of the payload of the record that the damage cuts
+    quoted_tail = [_raw_warc(i, _page(rnd, 400, extra=b"\nWARC/1.0 quoted\n")) for i in range(5)]
+    for name, records in [("quoting", quoting), ("listing", listing), ("small last", small_last),
+                          ("images", images), ("big first", big_first), ("quoted tail", quoted_tail)]:
+        data = bytearray(gz.compress(b"".join(records), 9))
+        data[-8] ^= 0xFF  # the CRC-32 in the trailer
+        path = tmp_path / "x.warc.gz"
+        path.write_bytes(bytes(data))
+        recs = read(str(path))
+        assert len(recs) == len(records), name
+        assert len({r.offset for r in recs}) == len(recs), name
+
+
+def test_a_resync_near_the_end_or_a_member_start_keeps_every_record(tmp_path):
+    """Found in review (2026-11-27) of the member starts in the resync: a
+    member start that starts no record in the last 4 KiB of the stream put the
+    rest off to a next read that searched nothing (the records after it lost);
+    and one that falls inside a line crossing the end of a 64 KiB search block
+    kept the data from the member start only, losing the line's beginning."""
+    import gzip as gz
+    import random
+
+    rnd = random.Random(3)
+    records = [_raw_warc(i, _page(rnd, 40)) for i in range(5)]
+    records[2] = records[2].replace(b"Content-Length:", b"X-No-Length:", 1)  # a failure: a resync after it
+    stream = b"".join(records)
+    split = len(b"".join(records[:2])) + 100  # a member boundary inside record 2
+    path = tmp_path / "tail.warc.gz"
+    path.write_bytes(gz.compress(stream[:split]) + gz.compress(stream[split:]))
+    recs = read(str(path))
+    assert _pages(recs) == [f"https://x.example/p{i}" for i in (0, 1, 3, 4)] and len(recs) == 5
+
+    arc = _arc(60, words=400)
+    bad = b"http://x.example/bad 10.0.0.1 20260101000000 text/html q100\n"  # its length no number
+    head = arc[0] + arc[1] + bad
+    target = len(arc[0] + arc[1]) + 1 + 65536 - 30  # where the next record's line starts: across a block's end
+    filler = b"".join(b"filler line %d %s\n" % (k, b"y" * rnd.randrange(20, 60)) for k in range(3000))
+    filler = filler[:target - len(head) - 1] + b"\n"
+    stream = head + filler + b"".join(arc[2:])
+    cut = target + 20  # a member boundary inside that line
+    path = tmp_path / "cut.arc.gz"
+    path.write_bytes(gz.compress(stream[:cut]) + gz.compress(stream[cut:]))
+    recs = read(str(path))
+    assert _pages(recs) == [f"http://x.example/p{i}" for i in range(60)]
+    assert [r.outcome for r in recs].count("malformed") == 1
