@@ -818,8 +818,16 @@ class _Members(io.RawIOBase):
 
     def lost_records(self, fmt: str | None, after: int = -1) -> list[int]:
         """With damage: the stream positions of the records that start in `lost`
-        (at or after stream position `after`: where the record cut ends)."""
-        return [self.good + i - 1 for i in _record_starts(self._last + self.lost, 1 + max(0, after - self.good), fmt)]
+        (at or after stream position `after`, where the record the damage cut
+        ends by its header, when a record or the end of `lost` is there)."""
+        data = self._last + self.lost
+        i = 1 + max(0, after - self.good)
+        j = i
+        while data[j:j + 1] in (b"\r", b"\n"):
+            j += 1
+        if i > 1 and j < len(data) and not _is_record_start(data[j:j + 4096], fmt):
+            i = 1  # that length is wrong: search from the damage on
+        return [self.good + k - 1 for k in _record_starts(data, i, fmt, self.good - 1, self.starts)]
 
     def _checkpoint(self) -> None:
         cps = self._checkpoints
@@ -851,14 +859,23 @@ def _inflate_until_error(d, chunk, step: int = 256) -> bytes:
 _WARC_LENGTH = re.compile(rb"\r?\ncontent-length:[ \t]*(\d+)[ \t]*\r?\n", re.I)
 
 
-def _record_starts(data: bytes, i: int, fmt: str | None) -> Iterator[int]:
-    """Where records start in `data` from index `i` on: the first record line,
-    then each record after it by the length its header gives (so a record line
-    quoted in a payload is no record), a line search again where that lands on
-    no record. Ends where a record's header or block runs past `data`."""
+def _record_starts(data: bytes, i: int, fmt: str | None, at: int = 0,
+                   starts: list[int] | None = None) -> Iterator[int]:
+    """Where records start in `data` from index `i` on: the first record line
+    (or gzip member that starts a record: `at`, the stream position of
+    `data[0]`, and `starts`, as `_skip_to_record` takes them), then each record
+    after it by the length its header gives (so a record line quoted in a
+    payload is no record), a search again where that lands on no record. Ends
+    where a record's header or block runs past `data`."""
     line = _RECORD_LINES[fmt]
-    while (found := line.search(data, i)) is not None:
-        i = found.start()
+    while True:
+        found = line.search(data, i)
+        member = _member_record(data[i:], at + i, starts, fmt, final=True)[0] if starts else None
+        candidates = [x for x in (found.start() if found else None, None if member is None else i + member)
+                      if x is not None]
+        if not candidates:
+            return
+        i = min(candidates)
         while True:
             yield i
             end = _record_end(data, i)
@@ -997,7 +1014,9 @@ def _stream_mode(path, fh, start: int, state: _Reading, max_payload_bytes: int, 
                 at = numbering.ranked(at)
             trailer = members.damage.trailer  # the member inflated whole: only its check failed
             lost = _lost(path, members, numbering, state.fmt, note, None if trailer else at, state.record_end)
-            if lost and trailer:  # nothing after the damage is unreadable: those rows say all
+            if trailer and lost:  # nothing after the damage is unreadable: those rows say all
+                # (without them the damage keeps its row, the only one to say the data is damaged,
+                # even where the record it cut has a row of its own: a record more than there are)
                 at = None
             nxt = yield from _damaged(path, fh, members.damage, state, note, at=at)
             for row in lost:

@@ -801,3 +801,23 @@ def test_a_resync_near_the_end_or_a_member_start_keeps_every_record(tmp_path):
     recs = read(str(path))
     assert _pages(recs) == [f"http://x.example/p{i}" for i in range(60)]
     assert [r.outcome for r in recs].count("malformed") == 1
+
+
+def test_a_damaged_member_after_glued_junk_keeps_its_records_row(tmp_path):
+    """Found in a second review (2026-11-27): one member per record, each
+    ending in junk with no line end (five zero bytes after the record), and
+    member 2's CRC wrong. Read as one stream, its record starts where the
+    damaged call's output does, after the junk with no line end: the lost
+    records' walk looked at line starts only, and p2 had no row at all."""
+    import gzip as gz
+
+    members = [gz.compress(r + b"\0" * 5) for r in _members(6, words=40, gzip=False)]
+    data = bytearray(b"".join(members))
+    damaged = sum(map(len, members[:2]))
+    data[damaged + len(members[2]) - 8] ^= 0x5A  # member 2's CRC
+    path = tmp_path / "x.warc.gz"
+    path.write_bytes(bytes(data))
+    recs = read(str(path))
+    assert [r.outcome for r in recs if r.offset == damaged] == ["malformed"]
+    assert _pages(recs) == [f"https://x.example/p{i}" for i in (0, 1, 3, 4, 5)]
+    assert len({r.offset for r in recs}) == len(recs)
