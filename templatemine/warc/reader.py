@@ -651,14 +651,15 @@ def _skip_to_record(stream, fmt: str | None = None, starts: list[int] | None = N
 
 
 def _member_record(data: bytes, at: int, starts: list[int] | None, fmt: str | None,
-                   final: bool) -> tuple[int | None, int | None]:
-    """The first index of `data` (stream position `at` on) where a gzip member
-    begins that starts a record (by its first 4 KiB, as `_plausible_at` judges
-    a member), and the first member start before the end of `data` whose
-    4 KiB are not all there yet (unless `final`: the stream ends with `data`)."""
+                   final: bool, i: int = 0) -> tuple[int | None, int | None]:
+    """The first index of `data` (stream position `at` on), from `i` on, where
+    a gzip member begins that starts a record (by its first 4 KiB, as
+    `_plausible_at` judges a member), and the first member start before the
+    end of `data` whose 4 KiB are not all there yet (unless `final`: the
+    stream ends with `data`)."""
     if not starts:
         return None, None
-    for start in starts[bisect.bisect_left(starts, at):]:
+    for start in starts[bisect.bisect_left(starts, at + i):]:
         i = start - at
         if i >= len(data):
             break
@@ -866,19 +867,20 @@ def _record_starts(data: bytes, i: int, fmt: str | None, at: int = 0,
     `data[0]`, and `starts`, as `_skip_to_record` takes them), then each record
     after it by the length its header gives (so a record line quoted in a
     payload is no record), a search again where that lands on no record. Ends
-    where a record's header or block runs past `data`."""
+    where a record's header or block runs past `data`. Linear in `data`: the
+    WARC header ends and lengths are found once, then looked up."""
     line = _RECORD_LINES[fmt]
+    ends = _Lengths(data)
     while True:
         found = line.search(data, i)
-        member = _member_record(data[i:], at + i, starts, fmt, final=True)[0] if starts else None
-        candidates = [x for x in (found.start() if found else None, None if member is None else i + member)
-                      if x is not None]
+        member = _member_record(data, at, starts, fmt, True, i)[0] if starts else None
+        candidates = [x for x in (found.start() if found else None, member) if x is not None]
         if not candidates:
             return
         i = min(candidates)
         while True:
             yield i
-            end = _record_end(data, i)
+            end = ends.record_end(i)
             if end is None:  # no length: the next record line after this one
                 i += 1
                 break
@@ -894,20 +896,32 @@ def _record_starts(data: bytes, i: int, fmt: str | None, at: int = 0,
             i = end
 
 
-def _record_end(data: bytes, i: int) -> int | None:
-    """The index after the record at `i` by its header's length (past the end
-    of `data` where its header or block goes on; None: no length)."""
-    if data.startswith(b"WARC/", i):
-        head_end = data.find(b"\r\n\r\n", i)
-        if head_end == -1:
+class _Lengths:
+    """The records' ends in `data` by their headers' lengths (`record_end`)."""
+
+    def __init__(self, data: bytes):
+        self.data = data
+        self.heads = [m.start() for m in re.finditer(b"\r\n\r\n", data)]  # where WARC headers may end
+        found = list(_WARC_LENGTH.finditer(data))
+        self.at = [m.start() for m in found]
+        self.length = [int(m.group(1)) for m in found]
+
+    def record_end(self, i: int) -> int | None:
+        """The index after the record at `i` (past the end of the data where
+        its header or block goes on; None: no length)."""
+        data = self.data
+        if data.startswith(b"WARC/", i):
+            k = bisect.bisect_left(self.heads, i)
+            if k == len(self.heads):
+                return len(data) + 1
+            head_end = self.heads[k]
+            j = bisect.bisect_left(self.at, i)
+            return head_end + 4 + self.length[j] if j < len(self.at) and self.at[j] < head_end + 2 else None
+        line_end = data.find(b"\n", i)
+        if line_end == -1:
             return len(data) + 1
-        length = _WARC_LENGTH.search(data, i, head_end + 2)
-        return head_end + 4 + int(length.group(1)) if length else None
-    line_end = data.find(b"\n", i)
-    if line_end == -1:
-        return len(data) + 1
-    length = data[i:line_end].rsplit(b" ", 1)[-1].strip()
-    return line_end + 1 + int(length) if length.isdigit() else None
+        length = data[i:line_end].rsplit(b" ", 1)[-1].strip()
+        return line_end + 1 + int(length) if length.isdigit() else None
 
 
 class _Numbering:
