@@ -1066,8 +1066,6 @@ def _lost(path, members: _Members, numbering: _Numbering, fmt: str | None, note:
     quoted in the rest of its payload is no record)."""
     rows = []
     for position in members.lost_records(fmt, after):
-        if position in numbering.given:
-            continue
         k = bisect.bisect_left(members.starts, position)
         if k < len(members.starts) and members.starts[k] == position:
             # it starts the damaged member: a row at the member's offset is its own
