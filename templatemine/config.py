@@ -8,6 +8,7 @@ table of a conf file, `--conf key=value`, or spark-submit's flags.
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import tomllib
 from dataclasses import dataclass, field, fields, replace
@@ -291,15 +292,36 @@ _SECTIONS = ("extract", "detect", "clean", "distill", "pagelevel")
 
 
 def _coerce(value, target_type):
-    if isinstance(value, str):
+    """`value` (a `--set` string, or a TOML file's typed value) as the setting's
+    type; a value of another type is refused (a TOML `k = 3.7` ran as if k were 4,
+    `bands = [0, 5, 50]` failed hours later in train)."""
+    if isinstance(value, str) and target_type is not str:
         if target_type is bool:
             if value.lower() in ("1", "true", "yes", "on"):
                 return True
             if value.lower() in ("0", "false", "no", "off"):
                 return False
             raise ValueError(f"not a boolean: {value!r}")
-        return target_type(value)
+        value = target_type(value)
+    elif target_type is float and isinstance(value, int) and not isinstance(value, bool):
+        value = float(value)  # TOML's 1 for 1.0
+    if type(value) is not target_type:
+        kind = {bool: "a boolean", int: "an integer", float: "a number", str: "a string"}.get(target_type, target_type)
+        raise ValueError(f"not {kind}: {value!r}")
+    if target_type is float and not math.isfinite(value):
+        raise ValueError(f"not a finite number: {value!r}")
     return value
+
+
+def parse_bands(spec: str) -> tuple[int, ...]:
+    """pagelevel.bands ("0,5,50"): the size bands' lower bounds, ascending from 0."""
+    try:
+        lowers = tuple(int(b) for b in spec.split(","))
+    except ValueError:
+        lowers = ()
+    if not lowers or lowers[0] != 0 or list(lowers) != sorted(set(lowers)):
+        raise ValueError(f"pagelevel.bands must be integers, ascending and starting at 0 (\"0,5,50\"), got {spec!r}")
+    return lowers
 
 
 # Settings with a fixed set of values: checked when the config loads, before Spark
@@ -314,9 +336,26 @@ CHOICES = {
 }
 
 
+# Settings with a range, checked when the config loads for the same reason:
+# (section, name) -> (lowest, highest, highest excluded), None for no bound
+RANGES = {
+    ("extract", "k"): (1, None, False),
+    ("pagelevel", "threshold"): (0.0, 1.0, False),
+    ("pagelevel", "grid"): (0.0, 1.0, False),
+    ("pagelevel", "smoothing"): (0.0, None, False),
+    ("pagelevel", "holdout"): (0.0, 1.0, True),  # 1 would leave nothing to train on
+}
+
+
 def _check_choice(section: str, name: str, value) -> None:
     if (section, name) in CHOICES and value not in CHOICES[(section, name)]:
         raise ValueError(f"not one of {', '.join(CHOICES[(section, name)])}: {value!r}")
+    low, high, open_high = RANGES.get((section, name), (None, None, False))
+    if (low is not None and value < low) or (high is not None and (value >= high if open_high else value > high)):
+        upto = "any" if high is None else f"{high}, {'excluded' if open_high else 'included'}"
+        raise ValueError(f"{value!r} is out of range (from {low} to {upto})")
+    if (section, name) == ("pagelevel", "bands"):
+        parse_bands(value)
     if (section, name) == ("detect", "etdm_equality"):
         from templatemine.templates.etdm import Equality
 
@@ -346,7 +385,10 @@ def load_config(preset: str | None = None, path: str | None = None, overrides: l
     data: dict = {}
     if path:
         with open(path, "rb") as fh:
-            data = tomllib.load(fh)
+            try:
+                data = tomllib.load(fh)
+            except tomllib.TOMLDecodeError as exc:  # its message has the line, not the file
+                raise ValueError(f"{path}: {exc}") from None
     named = data.pop("preset", None)
     if preset is not None and named is not None and preset != named:
         raise ValueError(f"--preset {preset} but {path} says preset = {named!r}: drop one")
@@ -358,16 +400,34 @@ def load_config(preset: str | None = None, path: str | None = None, overrides: l
         for section in _SECTIONS:
             config = replace(config, **{section: _apply(getattr(config, section), data.pop(section, {}), path,
                                                          section)})
-        config = replace(config, spark={**config.spark, **{k: str(v) for k, v in data.pop("spark", {}).items()}})
+        config = replace(config, spark={**config.spark, **_spark_conf(data.pop("spark", {}), path)})
         if data:
             raise ValueError(f"{path}: unknown sections {sorted(data)}")
     for item in overrides:
         key, sep, value = item.partition("=")
+        key, value = key.strip(), value.strip()  # --set "extract.k = 4"
         section, dot, name = key.partition(".")
         if not sep or not dot or section not in _SECTIONS:
             raise ValueError(f"override {item!r} is not of the form SECTION.NAME=VALUE ({', '.join(_SECTIONS)})")
         config = replace(config, **{section: _apply(getattr(config, section), {name: value}, "--set", section)})
     return config
+
+
+def _spark_conf(table: dict, path: str, prefix: str = "") -> dict[str, str]:
+    """A conf file's `[spark]` table as Spark conf strings. An unquoted dotted key
+    (`spark.sql.shuffle.partitions = 8`) is a nested table in TOML: its parts are
+    joined again (before, it became one key `spark` that Spark ignored). A list
+    is refused: Spark conf values are strings."""
+    out: dict[str, str] = {}
+    for key, value in table.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict):
+            out.update(_spark_conf(value, path, f"{name}."))
+        elif isinstance(value, list):
+            raise ValueError(f"{path}: spark.{name}: a list is not a Spark conf value: {value!r}")
+        else:
+            out[name] = str(value).lower() if isinstance(value, bool) else str(value)
+    return out
 
 
 def to_dict(config: Config) -> dict:

@@ -20,7 +20,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import IntegerType, LongType, StructField, StructType
 
-from templatemine.config import PageLevelConfig
+from templatemine.config import PageLevelConfig, parse_bands
 from templatemine.pagelevel.features import FEATURES
 from templatemine.pagelevel.model import LATEST, LOCAL_FILES, ModelFiles, PageModel, subtree_labels
 from templatemine.tables.output import read_text, replace_text, require_tables
@@ -85,10 +85,7 @@ def labelled_nodes(spark: SparkSession, outs: list[str], min_site_pages: int = 1
 
 
 def band_lowers(config: PageLevelConfig) -> tuple[int, ...]:
-    lowers = tuple(int(b) for b in config.bands.split(","))
-    if not lowers or lowers[0] != 0 or list(lowers) != sorted(set(lowers)):
-        raise ValueError(f"pagelevel.bands must be ascending and start at 0, got {config.bands!r}")
-    return lowers
+    return parse_bands(config.bands)
 
 
 def train_page_model(spark: SparkSession, outs: list[str], model_root: str, config: PageLevelConfig = PageLevelConfig(),

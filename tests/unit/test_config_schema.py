@@ -68,6 +68,50 @@ def test_settings_with_fixed_values_are_checked_when_the_config_loads(tmp_path):
     assert (ok.detect.mode, ok.detect.cc_algorithm, ok.pagelevel.mode) == ("etdm+global", "graphx", "site")
 
 
+def test_a_conf_files_values_of_the_wrong_type_or_range_are_refused_naming_the_key(tmp_path):
+    """A TOML value is typed: before, `k = 3.7` ran as if k were 4, `bands = [0, 5, 50]`
+    failed in train after extract and detect, and `etdm_equality = 3` was a traceback."""
+    cases = [("[extract]\nk = 3.7\n", "extract.k: not an integer: 3.7"),
+             ("[extract]\nfail_fast = 1\n", "extract.fail_fast: not a boolean: 1"),
+             ("[pagelevel]\nthreshold = true\n", "pagelevel.threshold: not a number: True"),
+             ("[pagelevel]\nbands = [0, 5, 50]\n", "pagelevel.bands: not a string: [0, 5, 50]"),
+             ("[detect]\netdm_equality = 3\n", "detect.etdm_equality: not a string: 3"),
+             ("[pagelevel]\nthreshold = nan\n", "pagelevel.threshold: not a finite number: nan"),
+             ("[pagelevel]\nholdout = 1.0\n", "pagelevel.holdout: 1.0 is out of range"),
+             ("[extract]\nk = 0\n", "extract.k: 0 is out of range"),
+             ('[pagelevel]\nbands = "0;5;50"\n', "pagelevel.bands: pagelevel.bands must be integers"),
+             ("[extract]\nk = = 4\n", "Invalid value")]
+    for n, (text, words) in enumerate(cases):
+        f = tmp_path / f"c{n}.toml"
+        f.write_text(text)
+        with pytest.raises(ValueError) as err:
+            load_config(None, str(f))
+        assert str(err.value).startswith(f"{f}: ") and words in str(err.value), str(err.value)
+    f = tmp_path / "ok.toml"
+    f.write_text("[pagelevel]\nsmoothing = 1\nthreshold = 0.3\n[extract]\nk = 4\n")
+    ok = load_config(None, str(f), ["pagelevel.bands = 0,10", "pagelevel.holdout=0"])
+    assert (ok.pagelevel.smoothing, ok.pagelevel.threshold, ok.extract.k) == (1.0, 0.3, 4)
+    assert type(ok.pagelevel.smoothing) is float and (ok.pagelevel.bands, ok.pagelevel.holdout) == ("0,10", 0.0)
+    for item in ("pagelevel.threshold=inf", "pagelevel.grid=-0.1", "extract.k=-3"):
+        with pytest.raises(ValueError, match=f"--set: {item.split('=')[0]}: "):
+            load_config(None, None, [item])
+
+
+def test_the_spark_table_takes_dotted_keys_quoted_or_not(tmp_path):
+    """TOML reads an unquoted `spark.sql.shuffle.partitions = 8` as nested tables:
+    before, they became one conf key `spark` that Spark ignored, and the preset's
+    value stayed in force."""
+    f = tmp_path / "s.toml"
+    f.write_text('[spark]\nspark.sql.shuffle.partitions = 64\n"spark.executor.memory" = "6g"\n'
+                 "spark.sql.adaptive.enabled = false\n")
+    spark = load_config(None, str(f)).spark
+    assert spark["spark.sql.shuffle.partitions"] == "64" and spark["spark.executor.memory"] == "6g"
+    assert spark["spark.sql.adaptive.enabled"] == "false" and "spark" not in spark
+    f.write_text('[spark]\n"spark.jars" = ["a.jar"]\n')
+    with pytest.raises(ValueError, match="spark.spark.jars: a list is not a Spark conf value"):
+        load_config(None, str(f))
+
+
 def test_the_checked_values_are_the_stages_own():
     from templatemine.config import CHOICES
     from templatemine.pagelevel.stage import MODES
