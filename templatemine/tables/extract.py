@@ -126,7 +126,8 @@ def captures_of_files(paths: Iterator[str], config: ExtractConfig) -> Iterator[C
     for path in paths:
         try:
             fh = open_input(path)
-        except OSError as exc:  # vanished or unreadable since the driver checked it
+        except (OSError, ValueError) as exc:  # vanished or unreadable since the driver checked it; a
+            # path the file system refuses (pyarrow's ArrowInvalid is a ValueError) fails no task either
             raw = RawRecord(path, 0, None, outcome="malformed", detail=f"cannot open file: {exc}")
             yield _checked(Capture(raw, raw.outcome, raw.detail), config)
             continue

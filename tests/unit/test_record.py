@@ -130,3 +130,25 @@ def test_fail_fast_stops_at_every_kind_of_malformed_record(tmp_path, monkeypatch
     monkeypatch.setattr(record.PageParser, "parse", boom)
     with pytest.raises(RuntimeError, match=r"a.warc.gz at offset 0: HTML parse failed: RuntimeError: parser broke"):
         list(captures_of_files(iter([good]), strict))
+
+
+def test_a_path_the_file_system_refuses_is_a_malformed_row_and_the_task_goes_on(tmp_path, monkeypatch):
+    """pyarrow refuses some paths with ArrowInvalid, a ValueError, not an OSError: it
+    failed the task, so every attempt, so the run (found in review: an S3 key with a
+    space, parsed as a URI)."""
+    import templatemine.tables.extract as extract
+    from templatemine.config import ExtractConfig
+    from tests.warcgen import write_warc
+
+    good = write_warc(str(tmp_path / "a.warc.gz"), [{"url": "https://example.org/a", "html": "<p>a</p>"}])
+    opened = extract.open_input
+
+    def refuse(path):
+        if "refused" in path:
+            raise ValueError("Cannot parse URI: 's3://crawl/refused key.warc.gz'")
+        return opened(path)
+
+    monkeypatch.setattr(extract, "open_input", refuse)
+    got = [(c.outcome, c.raw.warc_file) for c in extract.captures_of_files(iter(["s3a://crawl/refused key", good]),
+                                                                            ExtractConfig())]
+    assert got == [("malformed", "s3a://crawl/refused key"), ("page", good)]
