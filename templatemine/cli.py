@@ -240,10 +240,11 @@ def run_command(args) -> int:
     try:
         config = _load(args)
         files = None  # expanded before Spark starts: a bad path fails in a second
+        missing: list[str] = []  # nightly: a manifest's entries that are gone (run_night)
         if args.command in ("extract", "run"):
             files = expand_inputs(args.inputs)
         elif args.command == "nightly" and not args.history:
-            files = expand_inputs([*args.inputs, *args.manifest])
+            files = expand_inputs([*args.inputs, *args.manifest], missing)
         if args.command == "evaluate":
             args.out, args.golds = _evaluate_paths(args)
     except (ValueError, OSError, InputError) as exc:
@@ -259,7 +260,7 @@ def run_command(args) -> int:
     document: dict = {"command": args.command}
     try:
         if args.command == "nightly":
-            return _nightly(spark, args, config, files, progress)
+            return _nightly(spark, args, config, files, progress, missing)
         if args.command in ("distill", "related", "priority"):
             return _graph(spark, args, config, progress)
         if args.command in ("train", "density"):
@@ -387,7 +388,7 @@ def _pages_in(spark, out: str) -> int:
     return spark.read.parquet(pages).count() if path_exists(spark, pages) else 0
 
 
-def _nightly(spark, args, config, files, progress) -> int:
+def _nightly(spark, args, config, files, progress, missing=()) -> int:
     from templatemine.nightly.night import run_night
     from templatemine.nightly.state import State
 
@@ -418,10 +419,11 @@ def _nightly(spark, args, config, files, progress) -> int:
                   f"{s['pages_removed']} removed, {s['touched_sites']} sites touched, {s['templates']} templates "
                   f"-> {n['output']}")
         return 0
-    summary = run_night(spark, args.state, files, config, progress)
+    summary = run_night(spark, args.state, files, config, progress, missing)
+    absent = f", {summary['files_missing']} listed file(s) not found" if summary["files_missing"] else ""
     if summary["night"] is None:
-        progress.summary([f"nightly: nothing new ({summary['files_already_ingested']} file(s) already ingested)"],
-                         summary)
+        progress.summary([f"nightly: nothing new ({summary['files_already_ingested']} file(s) already "
+                          f"ingested{absent})"], summary)
         return 0
     t = summary["timings"]
     parts = ", ".join(f"{name} {t[key]}s" for name, key in (("detect", "detect_s"), ("judge", "pagelevel_s"),
@@ -432,7 +434,7 @@ def _nightly(spark, args, config, files, progress) -> int:
                     "clean_pages": summary["clean_pages"]})
     progress.summary([
         f"night {summary['night']}: {summary['files']} new file(s) ({summary['files_already_ingested']} already "
-        f"ingested), {summary['records']} records",
+        f"ingested{absent}), {summary['records']} records",
         f"  pages new or newer {summary['pages_won']}, removed {summary['pages_removed']}, sites touched "
         f"{summary['touched_sites']} ({summary['snapshot_pages']} live pages re-detected)",
         f"  templates {summary['templates']} ({summary['detect_mode']}), clean pages {summary['clean_pages']}, "
@@ -526,7 +528,7 @@ def _evaluate(spark, args, progress=None) -> None:
             "url", "warc_file", "warc_offset").where(F.col("warc_file").isNotNull())
         html, unread = load_html([(r["url"], r["warc_file"], r["warc_offset"]) for r in pages.collect()])
         if unread:  # the peers score nothing on these pages
-            print(f"  peers: {len(unread)} page(s) could not be read back, e.g. {unread[0]}")
+            (progress or print)(f"  peers: {len(unread)} page(s) could not be read back, e.g. {unread[0]}")
         systems.update(run_peers(html, peers))
     results = {name: evaluate_texts(texts, golds, normalize_url, site_of) for name, texts in systems.items()}
     ours = results["templatemine"]

@@ -75,9 +75,12 @@ def held_order(prefix: str = "") -> str:
 
 
 def run_night(spark: SparkSession, state_root: str, files: list[InputFile], config: Config,
-              progress: Callable[[str], None] = print) -> dict:
+              progress: Callable[[str], None] = print, missing: list[str] = ()) -> dict:
     """Ingest the files no committed night has ingested; returns the night's summary
-    (`{"night": None, ...}` when there is nothing new)."""
+    (`{"night": None, ...}` when there is nothing new). `missing`: paths the
+    manifest lists that do not exist (`expand_inputs(..., missing)`): those an
+    earlier night ingested are no concern, the others are named and counted
+    (`files_missing`) and left to a night that finds them."""
     from templatemine.pagelevel.stage import SITE, run_pagelevel
     from templatemine.tables.extract import run_extract
     from templatemine.templates.stage import run_clean, run_detect
@@ -88,9 +91,13 @@ def run_night(spark: SparkSession, state_root: str, files: list[InputFile], conf
     state = State(spark, state_root)
     done = state.processed_files()
     new = [f for f in files if f.path not in done]
+    absent = [p for p in missing if p not in done]
+    if absent:
+        progress(f"nightly: WARNING {len(absent)} listed file(s) not found, never ingested, left for a later "
+                 f"night: {', '.join(absent[:3])}{' ...' if len(absent) > 3 else ''}")
     if not new:
-        progress(f"nightly: nothing new: all {len(files)} file(s) were ingested by earlier nights")
-        return {"night": None, "files": 0, "files_already_ingested": len(files)}
+        progress(f"nightly: nothing new: all {len(files)} file(s) found were ingested by earlier nights")
+        return {"night": None, "files": 0, "files_already_ingested": len(files), "files_missing": len(absent)}
     seq = len(state.nights()) + 1
     night = night_id(seq, [f.path for f in new])
     # scratch of earlier nights: committed ones whose clean-up was cut short, and
@@ -139,6 +146,7 @@ def run_night(spark: SparkSession, state_root: str, files: list[InputFile], conf
         versions = {name: state.version(name) for name in STATE_TABLES if state.exists(name)}
         summary = {
             "night": night, "seq": seq, "files": len(new), "files_already_ingested": len(files) - len(new),
+            "files_missing": len(absent),
             "records": extracted["records"]["read"], "records_by_outcome": extracted["records"]["by_outcome"],
             "malformed_sample": extracted["malformed_sample"],
             "nesting_flattened": extracted["pages"]["nesting_flattened"],

@@ -3,8 +3,8 @@
 An INPUT is a WARC/ARC file, a directory (its `*.warc`, `*.warc.gz`, `*.arc`,
 `*.arc.gz` files, recursively), a glob (local paths), or a *manifest*: a text
 file with one path per line (blank lines and `#` comments ignored), as
-cc-pyspark takes. Paths may be local, `file://`, `hdfs://`, `s3a://` (also
-`s3://`, `s3n://`). Whether a file is an archive or a manifest is decided by
+cc-pyspark takes, gzipped or not (Common Crawl's `warc.paths.gz`). Paths may
+be local, `file://`, `hdfs://`, `s3a://` (also `s3://`, `s3n://`). Whether a file is an archive or a manifest is decided by
 its content, not its name: a WARC given where a manifest was expected (the top
 complaint of cc-pyspark users) just works. (A remote file named like an archive
 is taken at its name, sparing a read per file of a long manifest.)
@@ -16,7 +16,9 @@ Everything is checked before Spark starts: a missing or unreadable path is an
 from __future__ import annotations
 
 import glob
+import gzip
 import os
+import zlib
 from dataclasses import dataclass
 from typing import BinaryIO
 from urllib.parse import urlsplit
@@ -27,6 +29,14 @@ REMOTE_SCHEMES = ("hdfs", "s3a", "s3", "s3n", "gs", "abfs", "abfss")
 
 class InputError(ValueError):
     """A bad INPUT: missing, unreadable, or not an archive or manifest."""
+
+
+class NotFound(InputError):
+    """An INPUT, or a manifest's entry, that does not exist (`path` as listed)."""
+
+    def __init__(self, path: str):
+        super().__init__(f"input not found: {path}")
+        self.path = path
 
 
 @dataclass(frozen=True)
@@ -43,9 +53,41 @@ def local_path(path: str) -> str:
     return path[len("file://"):] if path.startswith("file://") else path
 
 
+HEAD_BYTES = 4096  # what `sniff_archive` is given of a file
+
+
 def sniff_archive(head: bytes) -> bool:
-    """True for the first bytes of a WARC or ARC file (gzipped or not)."""
-    return head.startswith((b"\x1f\x8b", b"WARC/", b"filedesc://")) or head[:4] in (b"http", b"dns:")
+    """True for the first bytes (HEAD_BYTES) of a WARC or ARC file, gzipped or not.
+
+    A gzipped file is judged by what it inflates to: text lines that start no
+    record are a gzipped manifest (Common Crawl ships `warc.paths.gz`), which
+    was taken for an archive and read as one malformed record; a damaged or
+    binary one is an archive, for the reader to say what it holds. A first line
+    that starts like a URL is an ARC v1 header only with its five fields or more
+    (URL, IP, date, type, length); a manifest of `https://` paths was taken for
+    an ARC file too."""
+    if head.startswith(b"\x1f\x8b"):
+        try:
+            inner = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(head, HEAD_BYTES)
+        except zlib.error:
+            return True
+        if not inner or _starts_record(inner):
+            return True
+        try:
+            inner.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            return exc.start < len(inner) - 3  # not a character cut by the end of what was inflated
+        return False
+    return _starts_record(head)
+
+
+def _starts_record(data: bytes) -> bool:
+    if data.startswith((b"WARC/", b"filedesc://")):
+        return True
+    if data[:4] not in (b"http", b"dns:"):
+        return False
+    line, newline, _ = data.partition(b"\n")
+    return not newline or len(line.split()) >= 5  # a line longer than the head: an ARC record's, as before
 
 
 def open_input(path: str) -> BinaryIO:
@@ -61,12 +103,22 @@ def open_input(path: str) -> BinaryIO:
 
 
 def _remote(path: str):
-    """(pyarrow file system, path inside it) of a remote path (s3a:// is S3)."""
+    """(pyarrow file system, path inside it) of a remote path (s3a:// is S3).
+
+    On S3 only the scheme and bucket are parsed as a URI; the rest is the object
+    key as it is. A key is any string, and parsed as a URI a key with a space
+    failed every task (ArrowInvalid), one with `%41` or `#` opened another
+    object or none (found in review: a folder's listing gave such keys). S3's
+    options come from the environment (AWS_REGION, AWS_ENDPOINT_URL), not from a
+    `?query`. Other schemes are URIs as pyarrow takes them (`hdfs://nn:8020/x?user=u`)."""
     from pyarrow import fs
 
-    scheme = urlsplit(path).scheme.lower()
-    uri = "s3" + path[len(scheme):] if scheme in ("s3a", "s3n") else path
-    return fs.FileSystem.from_uri(uri)
+    scheme, _, rest = path.partition("://")
+    if scheme.lower() not in ("s3", "s3a", "s3n"):
+        return fs.FileSystem.from_uri(path)
+    bucket, _, key = rest.partition("/")
+    filesystem, root = fs.FileSystem.from_uri(f"s3://{bucket}/")
+    return filesystem, f"{root.rstrip('/')}/{key}" if key else root
 
 
 def create_output(path: str) -> BinaryIO:
@@ -80,7 +132,7 @@ def create_output(path: str) -> BinaryIO:
     return filesystem.open_output_stream(inner)
 
 
-def _remote_listing(path: str, manifest_depth: int) -> list[InputFile]:
+def _remote_listing(path: str, manifest_depth: int, missing: list[str] | None = None) -> list[InputFile]:
     from pyarrow import fs
 
     try:
@@ -89,11 +141,11 @@ def _remote_listing(path: str, manifest_depth: int) -> list[InputFile]:
     except Exception as exc:
         raise InputError(f"cannot reach {path}: {exc}") from exc
     if info.type == fs.FileType.NotFound:
-        raise InputError(f"input not found: {path}")
+        raise NotFound(path)
     if info.type == fs.FileType.File:
         if path.endswith(ARCHIVE_SUFFIXES):
             return [InputFile(path, info.size)]
-        return _remote_file(path, filesystem, inner, info.size, manifest_depth)
+        return _remote_file(path, filesystem, inner, info.size, manifest_depth, missing)
     prefix = path.rstrip("/")
     found = filesystem.get_file_info(fs.FileSelector(inner, recursive=True))
     files = sorted(
@@ -106,37 +158,38 @@ def _remote_listing(path: str, manifest_depth: int) -> list[InputFile]:
     return files
 
 
-def _remote_file(path: str, filesystem, inner: str, size: int, manifest_depth: int) -> list[InputFile]:
+def _remote_file(path: str, filesystem, inner: str, size: int, manifest_depth: int,
+                 missing: list[str] | None = None) -> list[InputFile]:
     """A remote file not named like an archive, judged by its content as a local one
     is: a manifest on S3/HDFS taken for a WARC would be read as one malformed record
     (and a nightly run would record it as ingested and never read its entries)."""
     try:
         with filesystem.open_input_file(inner) as fh:  # not open_input_stream: it un-gzips by name
-            head = fh.read(16)
+            head = fh.read(HEAD_BYTES)
             manifest = not sniff_archive(head) and manifest_depth == 0
             data = head + fh.read() if manifest else b""
     except Exception as exc:
         raise InputError(f"cannot read {path}: {exc}") from exc
-    if sniff_archive(head):
+    if not manifest and sniff_archive(head):
         return [InputFile(path, size)]
     if manifest_depth > 0:
         raise InputError(f"{path} (listed in a manifest) is not a WARC/ARC file")
-    try:
-        lines = data.decode("utf-8-sig").splitlines()
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path} is neither a WARC/ARC file nor a text manifest") from exc
-    return _manifest_entries(path, lines, path.rstrip("/").rsplit("/", 1)[0])
+    lines = _manifest_lines(path, data)
+    return _manifest_entries(path, lines, path.rstrip("/").rsplit("/", 1)[0], missing)
 
 
-def _local(path: str, manifest_depth: int) -> list[InputFile]:
+def _local(path: str, manifest_depth: int, missing: list[str] | None = None) -> list[InputFile]:
     plain = local_path(path)
+    if "://" in plain:  # not a scheme of REMOTE_SCHEMES nor file://
+        raise InputError(f"{path}: {urlsplit(plain).scheme}:// is not read (local paths, file://, "
+                         f"{', '.join(s + '://' for s in REMOTE_SCHEMES)})")
     if any(ch in plain for ch in "*?[") and not os.path.exists(plain):
         matches = sorted(glob.glob(plain, recursive=True))
         if not matches:
             raise InputError(f"no file matches {path}")
         return [f for m in matches for f in _local(m, manifest_depth)]
     if not os.path.exists(plain):
-        raise InputError(f"input not found: {path}")
+        raise NotFound(path)
     if os.path.isdir(plain):
         files = []
         for dirpath, _, names in os.walk(plain):
@@ -146,7 +199,7 @@ def _local(path: str, manifest_depth: int) -> list[InputFile]:
         return [InputFile(f, os.path.getsize(f)) for f in sorted(files)]
     try:
         with open(plain, "rb") as fh:
-            head = fh.read(16)
+            head = fh.read(HEAD_BYTES)
     except OSError as exc:
         raise InputError(f"cannot read {path}: {exc.strerror}") from exc
     # named as an archive, it is one, empty or damaged as it may be (the reader says
@@ -155,23 +208,37 @@ def _local(path: str, manifest_depth: int) -> list[InputFile]:
         return [InputFile(path, os.path.getsize(plain))]
     if manifest_depth > 0:
         raise InputError(f"{path} (listed in a manifest) is not a WARC/ARC file")
-    return read_manifest(plain)
+    return read_manifest(plain, missing)
 
 
-def read_manifest(path: str) -> list[InputFile]:
-    """The files listed in a manifest; relative local paths are relative to it."""
+def read_manifest(path: str, missing: list[str] | None = None) -> list[InputFile]:
+    """The files listed in a manifest, gzipped or not; relative local paths are
+    relative to it."""
     try:
-        with open(path, encoding="utf-8-sig") as fh:  # -sig: a byte-order mark is no part of line 1
-            lines = fh.read().splitlines()
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path} is neither a WARC/ARC file nor a text manifest") from exc
-    return _manifest_entries(path, lines, os.path.dirname(os.path.abspath(path)))
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror}") from exc
+    return _manifest_entries(path, _manifest_lines(path, data), os.path.dirname(os.path.abspath(path)), missing)
 
 
-def _manifest_entries(path: str, lines: list[str], here: str) -> list[InputFile]:
+def _manifest_lines(path: str, data: bytes) -> list[str]:
+    """A manifest's lines (un-gzipped first when it is gzipped, as `warc.paths.gz`)."""
+    try:
+        if data.startswith(b"\x1f\x8b"):
+            data = gzip.decompress(data)
+        return data.decode("utf-8-sig").splitlines()  # -sig: a byte-order mark is no part of line 1
+    except (UnicodeDecodeError, OSError, EOFError, zlib.error) as exc:
+        raise InputError(f"{path} is neither a WARC/ARC file nor a text manifest ({exc})") from exc
+
+
+def _manifest_entries(path: str, lines: list[str], here: str, missing: list[str] | None = None) -> list[InputFile]:
     """The files listed by a manifest's lines, local or remote alike; relative paths
-    are relative to `here`, the manifest's folder (a URI for a remote manifest)."""
+    are relative to `here`, the manifest's folder (a URI for a remote manifest).
+    With `missing` (a list), an entry that does not exist is added to it instead
+    of failing."""
     files: list[InputFile] = []
+    gone = 0
     for number, line in enumerate(lines, 1):
         entry = line.strip()
         if not entry or entry.startswith("#"):
@@ -181,25 +248,43 @@ def _manifest_entries(path: str, lines: list[str], here: str) -> list[InputFile]
         try:
             files.extend(_remote_listing(entry, manifest_depth=1) if is_remote(entry)
                          else _local(entry, manifest_depth=1))
+        except NotFound as exc:
+            if missing is None:
+                raise InputError(f"{path}, line {number}: {exc}") from exc
+            missing.append(_as_listed(exc.path))
+            gone += 1
         except InputError as exc:
             raise InputError(f"{path}, line {number}: {exc}") from exc
-    if not files:
+    if not files and not gone:
         raise InputError(f"manifest {path} lists no files")
     return files
 
 
-def expand_inputs(inputs: list[str]) -> list[InputFile]:
-    """All archive files named by `inputs`, each once, in the order given."""
+def _as_listed(path: str) -> str:
+    """A file's path as `expand_inputs` gives it: a URI, or an absolute local path."""
+    return path if is_remote(path) else os.path.abspath(local_path(path))
+
+
+def expand_inputs(inputs: list[str], missing: list[str] | None = None) -> list[InputFile]:
+    """All archive files named by `inputs`, each once, in the order given.
+
+    `missing`, a list, makes a manifest's entries that do not exist (any more)
+    no error: their paths (as they would be given) are added to it. A nightly
+    run uses it, since its manifest keeps the files earlier nights ingested,
+    which may since have been deleted (it was "input not found" every night
+    after); an INPUT itself that does not exist is still an error."""
     if not inputs:
         raise InputError("no INPUT given")
     seen: set[str] = set()
     out: list[InputFile] = []
     for item in inputs:
-        for f in (_remote_listing(item, manifest_depth=0) if is_remote(item) else _local(item, manifest_depth=0)):
+        for f in (_remote_listing(item, 0, missing) if is_remote(item) else _local(item, 0, missing)):
             key = _same_file(f.path)
             if key not in seen:
                 seen.add(key)
-                out.append(InputFile(f.path if is_remote(f.path) else os.path.abspath(local_path(f.path)), f.size))
+                out.append(InputFile(_as_listed(f.path), f.size))
+    if missing:
+        missing[:] = list(dict.fromkeys(missing))
     return out
 
 

@@ -146,6 +146,16 @@ def test_same_night_twice_changes_nothing(spark, run_a, nights):
     again = _night(spark, state, nights)
     assert again["night"] is None and again["files_already_ingested"] == 2
     assert {name: st.version(name) for name in (*TABLES, "nights")} == before  # no commit at all
+    # a manifest's gone entries (expand_inputs(..., missing)): one ingested before is no
+    # concern, one never ingested is counted and named, and the night goes on
+    from templatemine.nightly.night import run_night
+
+    said: list[str] = []
+    gone = str(os.path.join(os.path.dirname(nights[0]), "never.warc.gz"))
+    third = run_night(spark, state, expand_inputs(list(nights[1:])), TEST, said.append, missing=[nights[0], gone])
+    assert third["night"] is None and third["files_missing"] == 1 and third["files_already_ingested"] == 1
+    assert any("1 listed file(s) not found" in m and gone in m for m in said), said
+    assert {name: st.version(name) for name in (*TABLES, "nights")} == before
 
 
 def test_killed_night_is_invisible_then_rerun_equals_uninterrupted(spark, run_a, nights, tmp_path):

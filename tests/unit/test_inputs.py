@@ -46,6 +46,47 @@ def test_missing_inputs_are_clear_errors(tmp_path):
         expand_inputs([str(tmp_path / "empty")])
 
 
+def test_a_gzipped_manifest_or_one_of_urls_is_a_manifest_not_an_archive(tmp_path):
+    """Common Crawl ships `warc.paths.gz`: its gzip magic made it an archive, read as
+    one malformed record (and a nightly run recorded it as ingested, never reading
+    its entries); a manifest whose first line starts with `http` was an ARC file."""
+    import gzip
+
+    shutil.copy(sample("iana.warc.gz"), tmp_path / "a.warc.gz")
+    paths = tmp_path / "warc.paths.gz"
+    paths.write_bytes(gzip.compress(b"a.warc.gz\n" + f"{sample('warcio-example.arc.gz')}\n".encode()))
+    assert [os.path.basename(f.path) for f in expand_inputs([str(paths)])] == ["a.warc.gz", "warcio-example.arc.gz"]
+    urls = tmp_path / "urls.txt"
+    urls.write_text("https://data.commoncrawl.org/crawl-data/x/a.warc.gz\n")
+    with pytest.raises(InputError, match=r"urls.txt, line 1: .*https:// is not read"):
+        expand_inputs([str(urls)])
+    # archives not named as such are still sniffed as archives, gzipped (WARC, ARC) or not
+    for name in ("iana.warc.gz", "warcio-example.arc.gz", "warcio-example-trunc.warc", "warcio-example-bad.warc.gz.bad"):
+        shutil.copy(sample(name), tmp_path / "blob")
+        assert [f.path for f in expand_inputs([str(tmp_path / "blob")])] == [str(tmp_path / "blob")], name
+    (tmp_path / "binary.gz").write_bytes(gzip.compress(bytes(range(256)) * 4))
+    assert len(expand_inputs([str(tmp_path / "binary.gz")])) == 1  # not text: the reader says what it holds
+
+
+def test_a_nightly_manifests_gone_entries_are_listed_not_fatal(tmp_path):
+    """A nightly manifest keeps growing; a file an earlier night ingested may be gone
+    (rotated away): that was "input not found" every night after."""
+    shutil.copy(sample("iana.warc.gz"), tmp_path / "a.warc.gz")
+    manifest = tmp_path / "nightly.paths"
+    manifest.write_text("gone-1.warc.gz\na.warc.gz\ngone-1.warc.gz\ns/gone-2.warc.gz\n")
+    missing: list[str] = []
+    got = expand_inputs([str(manifest)], missing)
+    assert [os.path.basename(f.path) for f in got] == ["a.warc.gz"]
+    assert missing == [str(tmp_path / "gone-1.warc.gz"), str(tmp_path / "s" / "gone-2.warc.gz")]
+    with pytest.raises(InputError, match=r"nightly.paths, line 1: input not found"):
+        expand_inputs([str(manifest)])  # elsewhere it stays an error
+    with pytest.raises(InputError, match="input not found"):
+        expand_inputs([str(tmp_path / "gone-3.warc.gz")], [])  # and so does a missing INPUT itself
+    manifest.write_text("gone-1.warc.gz\n")
+    missing = []
+    assert expand_inputs([str(manifest)], missing) == [] and len(missing) == 1
+
+
 def test_remote_schemes_are_recognised():
     assert is_remote("s3a://bucket/crawl/x.warc.gz") and is_remote("hdfs://nn:8020/x.warc.gz")
     assert not is_remote("file:///tmp/x.warc.gz") and not is_remote("/tmp/x.warc.gz")

@@ -86,6 +86,26 @@ def test_bad_remote_manifests_are_clear_errors(s3):
         expand_inputs(["s3a://crawl/empty.paths"])
 
 
+def test_keys_that_are_no_uri_are_read_as_listed_and_a_gzipped_manifest_is_read(s3):
+    """A folder's listing gives keys as they are: parsed as URIs, a space failed every
+    task (ArrowInvalid) and `%41` or `#` opened another object or none."""
+    import gzip
+
+    want = open(sample("warcio-example.warc.gz"), "rb").read()
+    keys = ("keys/c d.warc.gz", "keys/e%41.warc.gz", "keys/f#1.warc.gz")
+    for key in keys:
+        s3.put_object(Bucket="crawl", Key=key, Body=want)
+    s3.put_object(Bucket="crawl", Key="keys/eA.warc.gz", Body=b"WARC/1.0\r\n\r\n")  # what %41 would open
+    listed = [f.path for f in expand_inputs(["s3a://crawl/keys/"])]
+    assert listed == ["s3a://crawl/keys/c d.warc.gz", "s3a://crawl/keys/e%41.warc.gz", "s3a://crawl/keys/eA.warc.gz",
+                      "s3a://crawl/keys/f#1.warc.gz"]
+    for key in keys:
+        with inputs.open_input(f"s3a://crawl/{key}") as fh:
+            assert fh.read() == want, key
+    s3.put_object(Bucket="crawl", Key="cc/warc.paths.gz", Body=gzip.compress(b"s3a://crawl/keys/c d.warc.gz\n"))
+    assert [f.path for f in expand_inputs(["s3a://crawl/cc/warc.paths.gz"])] == ["s3a://crawl/keys/c d.warc.gz"]
+
+
 def test_remote_folder_without_archives_is_an_error(s3):
     s3.put_object(Bucket="crawl", Key="notes/readme.txt", Body=b"no WARCs here")
     for path in ("s3a://crawl/notes", "s3a://crawl/notes/"):
