@@ -237,15 +237,24 @@ def _manifest_entries(path: str, lines: list[str], here: str, missing: list[str]
     are relative to `here`, the manifest's folder (a URI for a remote manifest).
     With `missing` (a list), an entry that does not exist is added to it instead
     of failing."""
-    files: list[InputFile] = []
-    gone = 0
+    entries: list[tuple[int, str]] = []
     for number, line in enumerate(lines, 1):
         entry = line.strip()
         if not entry or entry.startswith("#"):
             continue
         if not is_remote(entry) and not os.path.isabs(local_path(entry)) and "://" not in entry:
             entry = f"{here}/{entry}" if is_remote(here) else os.path.join(here, entry)
+        entries.append((number, entry))
+    listed = _listed_folders([entry for _, entry in entries])
+    files: list[InputFile] = []
+    gone = 0
+    for number, entry in entries:
         try:
+            if entry in listed:
+                if listed[entry] is None:
+                    raise NotFound(entry)
+                files.append(InputFile(entry, listed[entry]))
+                continue
             files.extend(_remote_listing(entry, manifest_depth=1) if is_remote(entry)
                          else _local(entry, manifest_depth=1))
         except NotFound as exc:
@@ -258,6 +267,42 @@ def _manifest_entries(path: str, lines: list[str], here: str, missing: list[str]
     if not files and not gone:
         raise InputError(f"manifest {path} lists no files")
     return files
+
+
+# A remote folder that a manifest names this many archives in is listed once
+# instead of one request per entry (a listing page holds 1,000 keys): Common
+# Crawl's warc.paths.gz names about 90,000 WARCs, about 900 per segment folder
+LIST_MIN_ENTRIES = 100
+
+
+def _listed_folders(entries: list[str]) -> dict[str, int | None]:
+    """Size (None: not there) of each remote entry named as an archive, in folders
+    that hold at least LIST_MIN_ENTRIES of them, from one listing per folder.
+    Entries elsewhere, and those of a folder that cannot be listed, are looked up
+    one by one (which names what fails)."""
+    from collections import defaultdict
+
+    by_folder: dict[str, list[str]] = defaultdict(list)
+    for entry in entries:
+        if is_remote(entry) and entry.endswith(ARCHIVE_SUFFIXES):
+            by_folder[entry.rsplit("/", 1)[0]].append(entry)
+    sizes: dict[str, int | None] = {}
+    for folder, named in by_folder.items():
+        if len(named) < LIST_MIN_ENTRIES:
+            continue
+        try:
+            from pyarrow import fs
+
+            filesystem, inner = _remote(folder)
+            found = filesystem.get_file_info(fs.FileSelector(inner, allow_not_found=True))
+        except Exception:
+            continue
+        here = {f.base_name: (f.size if f.type == fs.FileType.File else -2) for f in found}
+        for entry in named:
+            size = here.get(entry.rsplit("/", 1)[1])
+            if size != -2:  # a folder named like an archive: listed as a folder, one by one
+                sizes[entry] = size
+    return sizes
 
 
 def _as_listed(path: str) -> str:

@@ -106,6 +106,36 @@ def test_keys_that_are_no_uri_are_read_as_listed_and_a_gzipped_manifest_is_read(
     assert [f.path for f in expand_inputs(["s3a://crawl/cc/warc.paths.gz"])] == ["s3a://crawl/keys/c d.warc.gz"]
 
 
+def test_a_folder_a_manifest_names_many_archives_in_is_listed_once(s3, monkeypatch):
+    """Common Crawl's warc.paths.gz names about 90,000 WARCs: one request per entry
+    before Spark starts (2,002 HEADs for 2,000 entries on moto) became one listing per
+    folder. The files, their order and sizes, and the missing entries' errors are the same."""
+    n = inputs.LIST_MIN_ENTRIES
+    for i in range(n):
+        s3.put_object(Bucket="crawl", Key=f"seg/warc/w{i:04d}.warc.gz", Body=b"x" * (i + 1))
+    lines = [f"seg/warc/w{i:04d}.warc.gz" for i in reversed(range(n))] + ["2026-11/a.warc.gz"]
+    s3.put_object(Bucket="crawl", Key="many.paths", Body="\n".join(lines).encode())
+    calls = []
+    remote = inputs._remote
+
+    def counted(path):
+        filesystem, inner = remote(path)
+        calls.append(path)
+        return filesystem, inner
+
+    monkeypatch.setattr(inputs, "_remote", counted)
+    got = expand_inputs(["s3a://crawl/many.paths"])
+    assert [(f.path, f.size) for f in got] == [(f"s3a://crawl/{p}", n - i) for i, p in enumerate(lines[:-1])] + [
+        ("s3a://crawl/2026-11/a.warc.gz", os.path.getsize(sample("iana.warc.gz")))]
+    assert calls == ["s3a://crawl/many.paths", "s3a://crawl/seg/warc", "s3a://crawl/2026-11/a.warc.gz"]
+    s3.put_object(Bucket="crawl", Key="many.paths", Body="\n".join(lines + ["seg/warc/gone.warc.gz"]).encode())
+    with pytest.raises(InputError, match=rf"many.paths, line {n + 2}: input not found: s3a://crawl/seg/warc/gone"):
+        expand_inputs(["s3a://crawl/many.paths"])
+    missing: list[str] = []
+    assert len(expand_inputs(["s3a://crawl/many.paths"], missing)) == n + 1
+    assert missing == ["s3a://crawl/seg/warc/gone.warc.gz"]
+
+
 def test_remote_folder_without_archives_is_an_error(s3):
     s3.put_object(Bucket="crawl", Key="notes/readme.txt", Body=b"no WARCs here")
     for path in ("s3a://crawl/notes", "s3a://crawl/notes/"):
