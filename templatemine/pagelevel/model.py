@@ -197,7 +197,7 @@ class Scoring:
 
     smoothing: float = 0.5  # c of the regularised isotonic regression (0 still enforces monotonicity)
     smooth: bool = True  # False: the raw classifier, each node alone
-    grid: float = 0.05  # scores rounded to this grid before smoothing (k <= 1/grid + 1 values)
+    grid: float = 0.05  # scores rounded to this grid before smoothing (k <= 1/grid + 3 values, _on_grid)
     threshold: float = 0.5  # a node is template when its (smoothed) templateness is at least this
     pu: bool = True  # Elkan-Noto correction of the label bias
     unlikely: bool = True  # unlikely candidates' subtrees go whatever the model says (features.UNLIKELY_CANDIDATES)
@@ -298,6 +298,21 @@ def _judge_unlikely(parent, x, texts, words, scoring: Scoring, forced, forced_te
     return r
 
 
+def _on_grid(x: np.ndarray, grid: float, threshold: float) -> np.ndarray:
+    """Scores rounded to the grid (the DP's k at most 1/grid + 3), none carried
+    across the threshold: rounded to the nearest grid point, a score in
+    [threshold - grid/2, threshold) reached the threshold and was judged template,
+    so with c = 0, which only enforces monotonicity, smoothing removed text the
+    classifier kept (found in review: 9 news pages, 155 words). Such a score takes
+    the value just under the threshold; one that rounding would carry under it
+    (a threshold off the grid), the threshold itself."""
+    if grid <= 0:
+        return x
+    r = np.round(x / grid) * grid
+    r = np.where((x < threshold) & (r >= threshold), np.nextafter(threshold, -np.inf), r)
+    return np.where((x >= threshold) & (r < threshold), threshold, r)
+
+
 def _judge(parent, x, texts, words, scoring: Scoring, forced, forced_text) -> PageResult:
     """One pass: the scores `x` (the forced nodes at 1), smoothed, thresholded."""
     if forced is not None:
@@ -312,7 +327,7 @@ def _judge(parent, x, texts, words, scoring: Scoring, forced, forced_text) -> Pa
         has_children[p[p >= 0]] = True
         split = np.flatnonzero(has_children & np.array([bool(t) for t in texts]))
         xt = np.concatenate([x, x[split]])
-        xr = np.round(xt / scoring.grid) * scoring.grid if scoring.grid > 0 else xt
+        xr = _on_grid(xt, scoring.grid, scoring.threshold)
         s = smooth(np.concatenate([p, split]), xr, scoring.smoothing)
         y, n_sections = np.asarray(s.y[:n]), s.n_sections
         text_y = y.copy()

@@ -92,7 +92,7 @@ def test_a_conf_files_values_of_the_wrong_type_or_range_are_refused_naming_the_k
     ok = load_config(None, str(f), ["pagelevel.bands = 0,10", "pagelevel.holdout=0"])
     assert (ok.pagelevel.smoothing, ok.pagelevel.threshold, ok.extract.k) == (1.0, 0.3, 4)
     assert type(ok.pagelevel.smoothing) is float and (ok.pagelevel.bands, ok.pagelevel.holdout) == ("0,10", 0.0)
-    for item in ("pagelevel.threshold=inf", "pagelevel.grid=-0.1", "extract.k=-3"):
+    for item in ("pagelevel.threshold=inf", "pagelevel.grid=-0.1", "pagelevel.grid=0", "extract.k=-3"):
         with pytest.raises(ValueError, match=f"--set: {item.split('=')[0]}: "):
             load_config(None, None, [item])
 

@@ -254,6 +254,29 @@ def test_smoothing_never_empties_a_page_the_classifier_keeps_text_on():
     assert judge_page(parent, f, n_tokens, texts, m, Scoring()).clean_text == ""
 
 
+def test_the_grid_never_carries_a_score_across_the_threshold():
+    """Rounded to the nearest grid point, 0.48 became 0.5, judged template: with
+    c = 0, which only enforces monotonicity, smoothing removed a paragraph the
+    classifier keeps (found in review)."""
+    from templatemine.pagelevel.model import _judge, _on_grid
+
+    parent = np.array([-1, 0, 0])
+    texts = ["", "A paragraph the classifier keeps.", "Another kept paragraph here."]
+    words = np.array([len(t.split()) for t in texts])
+    for score in (0.48, 0.475, 0.4999):
+        x = np.array([0.2, score, 0.2])
+        raw = _judge(parent, x, texts, words, Scoring(smoothing=0.0, smooth=False), None, None)
+        smoothed = _judge(parent, x, texts, words, Scoring(smoothing=0.0), None, None)
+        assert smoothed.clean_text == raw.clean_text == " ".join(texts[1:]), score
+    x = np.array([0.0, 0.02, 0.474, 0.475, 0.49, 0.5, 0.51, 0.524, 0.53, 0.97, 1.0])
+    for threshold in (0.5, 0.52, 0.3):
+        r = _on_grid(x, 0.05, threshold)
+        assert ((r >= threshold) == (x >= threshold)).all(), threshold
+        assert len(set(r.tolist())) <= len(set((np.round(x / 0.05) * 0.05).tolist())) + 2
+        far = (np.abs(x - threshold) > 0.05)  # away from the threshold, the nearest grid point as before
+        assert np.allclose(r[far], (np.round(x / 0.05) * 0.05)[far])
+
+
 def test_unlikely_candidates_follow_readabilitys_rule():
     html = UNLIKELY_PAGE.format(article="Article words.", comment="A reader's comment.")
     rows = page_nodes(html)
