@@ -25,6 +25,7 @@ labelled templates. `pu_k` holds k per band (1.0: no correction).
 from __future__ import annotations
 
 import json
+import math
 import os
 from dataclasses import asdict, dataclass, field, replace
 from itertools import compress
@@ -66,8 +67,20 @@ class PageModel:
             raise ValueError(f"model {self.version} was trained on other features (differ: {missing[:8]}); "
                              "retrain it with `templatemine train`")
         n = len(self.band_lower)
-        if not (len(self.coefficients) == len(self.intercepts) == len(self.pu_k) == n) or self.band_lower[0] != 0:
-            raise ValueError(f"model {self.version}: inconsistent bands")
+        lower = list(self.band_lower)
+        if not n or not (len(self.coefficients) == len(self.intercepts) == len(self.pu_k) == n) or lower[0] != 0 \
+                or lower != sorted(set(lower)):
+            raise ValueError(f"model {self.version}: inconsistent bands (lower bounds {lower}, ascending from 0; "
+                             f"{len(self.coefficients)} coefficient rows, {len(self.intercepts)} intercepts, "
+                             f"{len(self.pu_k)} k)")
+        if any(len(row) != len(FEATURES) for row in self.coefficients):
+            raise ValueError(f"model {self.version}: a band's coefficients are not one per feature ({len(FEATURES)})")
+        numbers = [v for row in self.coefficients for v in row] + list(self.intercepts)
+        if not all(isinstance(v, (int, float)) and math.isfinite(v) for v in numbers):
+            raise ValueError(f"model {self.version}: a coefficient or intercept is not a finite number")
+        if not all(isinstance(k, (int, float)) and 0 < k <= 1 for k in self.pu_k):
+            raise ValueError(f"model {self.version}: Elkan-Noto's k must be in (0, 1] (P(labelled | template)), "
+                             f"got {list(self.pu_k)}")
 
     def bands(self, n_tokens: np.ndarray) -> np.ndarray:
         return np.searchsorted(np.asarray(self.band_lower), n_tokens, side="right") - 1
@@ -106,15 +119,23 @@ class PageModel:
 
     @classmethod
     def from_json(cls, text: str, where: str) -> "PageModel":
-        raw = json.loads(text)
-        found = raw.pop("format", None)
+        try:
+            raw = json.loads(text)
+        except ValueError as exc:
+            raise ValueError(f"{where}: not a page-level model (not JSON: {exc})") from None
+        found = raw.pop("format", None) if isinstance(raw, dict) else None
         if found != FORMAT:
             why = f" (format {found}: trained {FORMAT_CHANGES[found]}; train it again)" if found in FORMAT_CHANGES else ""
             raise ValueError(f"{where}: not a format-{FORMAT} page-level model{why}")
-        model = cls(raw["version"], tuple(raw["features"]), tuple(raw["band_lower"]),
-                    tuple(tuple(c) for c in raw["coefficients"]), tuple(raw["intercepts"]), tuple(raw["pu_k"]),
-                    raw.get("trained_on", {}))
-        model.check()
+        try:
+            model = cls(raw["version"], tuple(raw["features"]), tuple(raw["band_lower"]),
+                        tuple(tuple(c) for c in raw["coefficients"]), tuple(raw["intercepts"]), tuple(raw["pu_k"]),
+                        raw.get("trained_on", {}))
+            model.check()
+        except KeyError as exc:
+            raise ValueError(f"{where}: page-level model without {exc}") from None
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{where}: {exc}") from None
         return model
 
     def save(self, directory: str, files: "ModelFiles | None" = None) -> str:

@@ -157,6 +157,35 @@ def test_model_file_round_trip_and_checks(tmp_path):
         load_model(str(tmp_path / "v1"))
 
 
+def test_a_damaged_model_file_is_refused_naming_the_file(tmp_path):
+    """A hand-edited or cut model.json was a KeyError or IndexError naming nothing, or
+    loaded and judged wrongly: bands out of order picked another band's classifier,
+    k = 0 called every node template (found in review)."""
+    good = json.loads(open(os.path.join(os.path.dirname(__file__), "..", "..", "templatemine", "pagelevel",
+                                        "default_model.json")).read())
+    n = len(good["band_lower"])
+    cases = {"no_k": ({"pu_k": None}, "without 'pu_k'"),
+             "no_bands": ({"band_lower": [], "coefficients": [], "intercepts": [], "pu_k": []}, "inconsistent bands"),
+             "unsorted": ({"band_lower": [0, 50, 5][:n]}, "inconsistent bands"),
+             "short_row": ({"coefficients": [c[:-1] for c in good["coefficients"]]}, "not one per feature"),
+             "k_zero": ({"pu_k": [0.0] * n}, r"k must be in \(0, 1\]"),
+             "null": ({"intercepts": [None] * n}, "not a finite number"),
+             "list": (None, "not a format-2 page-level model"),
+             "cut": ("cut", "not JSON")}
+    for name, (change, words) in cases.items():
+        path = tmp_path / f"{name}.json"
+        if change is None:
+            path.write_text("[1, 2]")
+        elif change == "cut":
+            path.write_text(json.dumps(good)[:100])
+        else:
+            bad = {**good, **change}
+            path.write_text(json.dumps({k: v for k, v in bad.items() if v is not None}))
+        with pytest.raises(ValueError, match=f"^{path}: .*{words}"):
+            load_model(str(path))
+    assert load_model("").version == good["version"]
+
+
 def test_model_files_other_than_local_disk():
     """A model root on another file system (train.model_files: Hadoop's, through
     a Spark session) is read and written only through the functions passed in."""
