@@ -81,7 +81,8 @@ _CUE_OF = {w: i for i, group in enumerate(CUE_WORDS.values()) for w in group}
 # as it is (Readability.js, REGEXPS.unlikelyCandidates, okMaybeItsACandidate and
 # UNLIKELY_ROLES; Apache 2.0): a class or id matching UNLIKELY_CANDIDATES and not
 # OK_MAYBE_CANDIDATE, or a role among UNLIKELY_ROLES, marks an unlikely candidate,
-# never <body> nor an element inside a table (Readability's exceptions). One
+# never <body>, nor by its class or id an element with a <table> at most four
+# levels up (Readability's exceptions, `_unlikely`). One
 # change: headings are never candidates (their class words name what they head:
 # rustdoc's h3.code-header, Doxygen's h2.groupheader, measured in docs/pagelevel.md).
 # The bits come with the cue words' (`_value_bits`, which both DOM walks call), so
@@ -531,19 +532,27 @@ def _unlikely(parent: np.ndarray, levels: list[np.ndarray], cues: np.ndarray, gr
     same reason), and WordPress's `<header class="entry-header"><h1>` would
     otherwise take it with the byline. The ancestors too, or the smoothing,
     which makes a node template when its parent is, would take the title
-    anyway. The candidate's other nodes stay unlikely."""
-    own = ((((cues >> UNLIKELY_BIT) & ~(cues >> MAYBE_BIT)) | (cues >> ROLE_BIT)) & 1).astype(bool)
-    own &= group != _HEADING
+    anyway. The candidate's other nodes stay unlikely.
+
+    Readability's table exception, as it is: a class or id candidate with a
+    <table> at most four levels up (`_hasAncestorTag`'s maxDepth 3) is none,
+    which in the tree is a node of a table's own (a cell, a row) or a child of
+    one; deeper, or by its role, it is a candidate (until 2026-11-27 any table
+    above exempted both, so a page laid out in one table had none)."""
+    by_words = (((cues >> UNLIKELY_BIT) & ~(cues >> MAYBE_BIT)) & 1).astype(bool)
+    by_role = ((cues >> ROLE_BIT) & 1).astype(bool)
+    own = (by_words | by_role) & (group != _HEADING)
     if len(own):
         own[0] = False  # <body>
     if not own.any():
         return own
     table = group == _TABLE
+    near_table = table.copy()
+    near_table[1:] |= table[parent[1:]]
+    own &= by_role | ~near_table
     title = ((cues >> TITLE_BIT) & 1).astype(bool)
     for level in levels[1:]:
-        up = parent[level]
-        own[level] = (own[level] & ~table[up]) | own[up]  # a candidate inside a table is none (Readability)
-        table[level] |= table[up]
+        own[level] |= own[parent[level]]
     for i in np.flatnonzero(title & own).tolist():  # up to the candidate
         while i > 0 and own[i]:
             own[i] = False

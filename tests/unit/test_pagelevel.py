@@ -320,6 +320,22 @@ def test_unlikely_candidates_follow_readabilitys_rule():
     assert a.unlikely.tolist() == [n.unlikely for n in rows]
 
 
+def test_a_table_exempts_only_what_lies_near_it_and_never_a_role_as_in_readability():
+    """Readability exempts a class or id candidate with a <table> at most four levels
+    up (_hasAncestorTag's maxDepth 3), and a role candidate never; any table above
+    exempted both, so a page laid out in one table had no candidates (found in review)."""
+    body = "Article text, a long sentence here, with commas. " * 12
+    html = ("<html><body><table><tr><td><div class='sidebar'>Sidebar in a cell.</div>"
+            "<div><div><div class='sidebar'>Related deep inside.</div></div></div>"
+            f"<div><p>{body}</p></div><div role='navigation'>Home News Sport</div></td></tr></table></body></html>")
+    rows = page_nodes(html)
+    marked = {n.text: n.unlikely for n in rows if n.text}
+    assert not marked["Sidebar in a cell."]  # its <table> 3 levels above its parent: exempt
+    assert marked["Related deep inside."] and marked["Home News Sport"]
+    assert not marked[body.strip()]
+    assert page_nodes(html, arrays=True).unlikely.tolist() == [n.unlikely for n in rows]
+
+
 def test_the_title_and_its_ancestors_are_never_unlikely():
     # WordPress: the post's <h1> and byline in <header class="entry-header">, an unlikely candidate
     html = ("<html><body><div class='post'><header class='entry-header'><h1>The post's title</h1>"
