@@ -4,10 +4,11 @@ An INPUT is a WARC/ARC file, a directory (its `*.warc`, `*.warc.gz`, `*.arc`,
 `*.arc.gz` files, recursively), a glob (local paths), or a *manifest*: a text
 file with one path per line (blank lines and `#` comments ignored), as
 cc-pyspark takes, gzipped or not (Common Crawl's `warc.paths.gz`). Paths may
-be local, `file://`, `hdfs://`, `s3a://` (also `s3://`, `s3n://`). Whether a file is an archive or a manifest is decided by
-its content, not its name: a WARC given where a manifest was expected (the top
-complaint of cc-pyspark users) just works. (A remote file named like an archive
-is taken at its name, sparing a read per file of a long manifest.)
+be local, `file://`, `hdfs://`, `s3a://` (also `s3://`, `s3n://`). Whether a
+file is an archive or a manifest is decided by its content, not its name: a
+WARC given where a manifest was expected (the top complaint of cc-pyspark
+users) just works. (A remote file named like an archive is taken at its name,
+sparing a read per file of a long manifest.)
 
 Everything is checked before Spark starts: a missing or unreadable path is an
 `InputError` naming it.
