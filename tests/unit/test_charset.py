@@ -38,3 +38,39 @@ def test_bom_and_plain_utf8_and_detection():
 def test_binary_is_undecodable():
     with pytest.raises(UndecodableError):
         decode_html(bytes(range(0, 32)) * 200, "text/html")
+
+
+def test_an_undeclared_legacy_page_is_detected_not_read_as_utf8_with_holes():
+    """Undeclared windows-1252 in a page of markup has few bytes beyond ASCII, all
+    invalid UTF-8: within the 0.5% that a declared charset may miss, it was taken as
+    UTF-8 and its accents and quotes became U+FFFD (found in review)."""
+    para = "<p>Le caf\xe9 de la gare propose une cr\xe8me br\xfbl\xe9e, \x93d\xe9licieuse\x94.</p>\n"
+    page = ("<html><head><title>Menu</title></head><body>" + "<div class='nav'><a href='/a'>Accueil</a></div>\n" * 120
+            + para * 3 + "</body></html>").encode("latin-1")
+    text, codec, source = decode_html(page, "text/html")
+    assert (codec, source) == ("cp1252", "detected") and "\ufffd" not in text and "crème brûlée, “délicieuse”" in text
+    # a UTF-8 page with one stray byte is still UTF-8: more good characters beyond ASCII than bad
+    utf8 = ("<p>" + "Prêt-à-porter, naïve café. " * 20 + "</p>").encode() + b"<p>\xa9 2013</p>"
+    text, codec, source = decode_html(utf8, "text/html")
+    assert (codec, source) == ("utf-8", "utf-8") and text.count("\ufffd") == 1 and "naïve café" in text
+
+
+def test_labels_map_the_whatwg_way_by_the_codec_they_name():
+    """cp819, csisolatin1, iso_8859-1 are Python's latin-1, which WHATWG reads as
+    windows-1252; x-cp1252 and the like Python does not know (found in review)."""
+    from templatemine.html.charset import codec_for
+
+    for label in ("iso-8859-1", "iso_8859-1", "cp819", "csisolatin1", "ibm819", "iso-ir-100", "iso88591", "x-cp1252",
+                  "US-ASCII"):
+        assert codec_for(label) == "cp1252", label
+    assert [codec_for(x) for x in ("x-cp1251", "windows-874", "csgb2312", "windows-949", "iso-8859-8-i")] == [
+        "cp1251", "cp874", "gb18030", "cp949", "iso8859-8"]
+    text, codec, _ = decode_html(b"<p>He said \x93hello\x94 \x96 it\x92s</p>", "text/html; charset=iso_8859-1")
+    assert codec == "cp1252" and text == "<p>He said “hello” – it’s</p>"
+
+
+def test_a_commented_out_meta_charset_is_not_the_pages():
+    page = (b'<html><head><!-- <meta charset="utf-8"> --><meta charset="windows-1252"></head>'
+            b"<body><p>Pr\xeat-\xe0-porter \x97 na\xefve</p></body></html>")
+    text, codec, source = decode_html(page)
+    assert (codec, source) == ("cp1252", "meta") and "Prêt-à-porter — naïve" in text
