@@ -66,6 +66,8 @@ def normalize_url(url: str, strip_index: bool = True) -> str | None:
         host = (parts.hostname or "").rstrip(".")
         if not host or any(c in host for c in " <>\"{}|\\^`"):
             return None
+        if not host.isascii():  # www.bücher.de is www.xn--bcher-kva.de, as crawlers record it (IDNA)
+            host = host.encode("idna").decode("ascii")
         port = parts.port  # raises ValueError on a bad port
     except ValueError:
         return None

@@ -80,3 +80,16 @@ def test_fast_relative_resolution_equals_urllib():
         want = resolve_link(base, href)
         got = resolver.resolve(base, base_directory(base), href)
         assert (got[0] if got else None) == want, (base, href)
+
+
+def test_a_host_written_in_unicode_is_the_page_its_punycode_names():
+    """A link to http://www.bücher.de/ never joined the page crawled as
+    http://www.xn--bcher-kva.de/, nor counted as the same site (found in review)."""
+    from templatemine.html.urls import LinkResolver, base_directory, normalize_url
+
+    page = normalize_url("http://www.xn--bcher-kva.de/kontakt/")
+    assert normalize_url("http://WWW.Bücher.DE/kontakt/") == page == "http://www.xn--bcher-kva.de/kontakt/"
+    base = normalize_url("http://www.xn--bcher-kva.de/shop/")
+    url, _, site = LinkResolver().resolve(base, base_directory(base), "http://www.bücher.de/kontakt/#top")
+    assert (url, site) == (page, "xn--bcher-kva.de")
+    assert normalize_url("http://" + "ü" * 70 + ".de/") is None  # a label IDNA cannot encode is no host
