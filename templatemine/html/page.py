@@ -17,7 +17,8 @@ from typing import NamedTuple
 
 
 from templatemine.html.nesting import parse as parse_html
-from templatemine.html.pagelets import LINK_SELECTOR, link_counts, partition, split_elements, strip_invisible
+from templatemine.html.pagelets import (LINK_SELECTOR, link_counts, page_root, partition, split_elements,
+                                        strip_invisible)
 from templatemine.html.shingles import Shingler
 from templatemine.html.urls import LinkResolver, base_directory, registered_domain, resolve_link, url_host
 from templatemine.pagelevel.features import node_rows
@@ -102,7 +103,7 @@ class PageParser:
             base = resolve_link(url, base_node.attributes.get("href") or "", strip_index=False) or url
         strip_invisible(tree)
 
-        root = tree.body or tree.root
+        root = page_root(tree)
         if root is None:
             return ParsedPage(title, 0, 0, [], [], None, flattened=flattened)
         root_path = "/html/body" if root.tag == "body" else "/" + root.tag

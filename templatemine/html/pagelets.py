@@ -14,7 +14,9 @@ page (every visible text node in exactly one pagelet):
 - children of a split element with neither visible text nor links (`<img>`,
   `<br>`, empty `<div>`) carry nothing and are not pagelets.
 Invisible content is removed before partitioning (`strip_invisible`): script,
-style, noscript and template elements, select/datalist option lists, and
+style, noscript and template elements, select/datalist option lists, the
+fallbacks a browser with frames and plugins never shows (iframe, noframes and
+noembed content, which the parser keeps as raw markup), and
 elements a browser does not display: the `hidden` attribute, inline
 `display:none` / `visibility:hidden`, and the `hidden` class of the CSS
 frameworks (unless a responsive variant shows it again). "Links" are
@@ -33,7 +35,10 @@ from typing import NamedTuple
 LINK_SELECTOR = "a[href], area[href]"
 # elements whose content is never displayed as text: code, styles, inert
 # templates, and option lists (a <select> shows one option; a <datalist> none)
-INVISIBLE_TAGS = ["script", "style", "noscript", "template", "select", "datalist"]
+INVISIBLE_TAGS = ["script", "style", "noscript", "template", "select", "datalist",
+                  # raw text to the parser: their fallback markup came out as words ("<p>Your
+                  # browser does not support <b>iframes</b></p>"; found in review)
+                  "iframe", "noframes", "noembed"]
 # elements hidden by the HTML `hidden` attribute or by inline CSS
 HIDDEN_SELECTOR = ('[hidden]:not([hidden="until-found" i]), [style*="display:none" i], '
                    '[style*="display: none" i], [style*="visibility:hidden" i], [style*="visibility: hidden" i]')
@@ -50,6 +55,14 @@ def _shown_again(classes: str) -> bool:
         if ":" in c or (c.startswith("d-") and c.count("-") >= 2 and not c.endswith("-none")):
             return True
     return False
+
+
+def page_root(tree):
+    """Where a page's visible text and links are: <body>, or a frameset page's
+    <frameset> (its frames are other documents: no text of its own), else the
+    document (a fragment). A frameset page was read from <html>, its <title>
+    and its <noframes> markup as words (found in review)."""
+    return tree.body or tree.css_first("frameset") or tree.root
 
 
 def strip_invisible(tree) -> None:

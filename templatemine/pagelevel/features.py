@@ -212,11 +212,12 @@ def page_nodes(html: str, k: int = 3, width: int = WRAP_WIDTH, arrays: bool = Fa
     outside Spark). With the compiled walk, `c_pagelets=False` takes the
     pagelets from html/pagelets.py instead of C (`_walk.walk`, for the checks)."""
     from templatemine.html.nesting import parse as parse_html
-    from templatemine.html.pagelets import LINK_SELECTOR, link_counts, partition, split_elements, strip_invisible
+    from templatemine.html.pagelets import (LINK_SELECTOR, link_counts, page_root, partition, split_elements,
+                                            strip_invisible)
 
     tree = parse_html(html)[0]
     strip_invisible(tree)
-    root = tree.body or tree.root
+    root = page_root(tree)
     if root is None:
         return PageArrays(np.zeros(0, np.int64), np.zeros((0, N_FEATURES)), np.zeros(0, np.int64), [],
                           np.zeros(0, np.int64), np.zeros(0, bool), np.zeros(0, bool)) if arrays else []

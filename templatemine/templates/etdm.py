@@ -32,7 +32,7 @@ from typing import Iterable
 
 
 from templatemine.html.nesting import parse as parse_html
-from templatemine.html.pagelets import strip_invisible
+from templatemine.html.pagelets import page_root, strip_invisible
 from templatemine.html.shingles import normalize_token
 
 TEXT = "#text"
@@ -125,7 +125,7 @@ class DomTree:
         as for pagelets), parsed by Lexbor."""
         tree = parse_html(html)[0]  # as extract parsed it
         strip_invisible(tree)
-        root = tree.body or tree.root
+        root = page_root(tree)
         t = cls()
         if root is None:
             t._add("body", "", "", "", "", -1, 0, "/html/body")

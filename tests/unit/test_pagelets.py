@@ -116,6 +116,22 @@ def test_invisible_content_is_neither_pagelet_text_nor_links():
     assert [link.dst_url for link in parsed.links] == ["http://h.example/n1"]
 
 
+def test_frame_and_plugin_fallbacks_are_not_text_and_a_frameset_page_has_none():
+    """iframe, noframes and noembed hold raw text to the parser: their fallback markup
+    came out as words ("<p>Your browser does not support <b>iframes</b></p>"), and a
+    frameset page was read from <html>, its <title> and <noframes> included (found in
+    review). A browser with frames and plugins shows none of it."""
+    parser = PageParser(PageConfig())
+    html = ("<html><body><iframe src='/ad'><p>Your browser does not support <b>iframes</b></p></iframe>"
+            "<noframes><p>This site uses frames. <a href='/nav.html'>Site map</a></p></noframes>"
+            "<embed src='x.swf'><noembed>No plugin</noembed><p>Main article text.</p></body></html>")
+    page = parser.parse("https://example.org/", html)
+    assert " ".join(p.text for p in page.pagelets) == "Main article text." and page.links == []
+    frames = parser.parse("https://example.org/", "<html><head><title>Acme Inc</title></head><frameset>"
+                          "<frame src='nav.html'><noframes><body><p>Welcome</p></body></noframes></frameset></html>")
+    assert frames.pagelets == [] and frames.text_length == 0
+
+
 def test_a_page_hidden_until_a_script_runs_keeps_its_text():
     # anti-flicker wrappers hide the whole page until JavaScript shows it
     html = ('<html><body style="display:none"><div class="hidden"><p>All of the article text.</p></div>'
