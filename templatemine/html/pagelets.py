@@ -48,11 +48,16 @@ HIDDEN_CLASS_SELECTOR = ", ".join(f'[class~="{c}"]' for c in HIDDEN_CLASSES)
 
 
 def _shown_again(classes: str) -> bool:
-    """... unless a responsive variant displays the element again at some
-    width: Tailwind's `md:block`, Bootstrap's `d-lg-flex` (any class with a
-    breakpoint prefix or a d-<bp>-<display> class)."""
+    """... unless a variant displays the element again: at some width (Tailwind's
+    `md:block`, Bootstrap's `d-lg-flex`) or in a state a reader reaches (a
+    dropdown's `group-hover:block`, `dark:block`): any class with a variant prefix
+    or a d-<bp>-<display> class, except the print ones (`print:block`,
+    `d-print-block`: on paper, never on screen; found in review)."""
     for c in classes.split():
-        if ":" in c or (c.startswith("d-") and c.count("-") >= 2 and not c.endswith("-none")):
+        if ":" in c:
+            if "print" not in c.split(":")[:-1]:
+                return True
+        elif c.startswith("d-") and c.count("-") >= 2 and not c.endswith("-none") and not c.startswith("d-print-"):
             return True
     return False
 

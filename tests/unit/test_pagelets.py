@@ -106,11 +106,13 @@ def test_invisible_content_is_neither_pagelet_text_nor_links():
 <div class="error hidden">Invalid email address.</div><div class="d-none">bootstrap</div>
 <nav class="hidden md:flex"><a href="/n1">N1</a></nav><div class="d-none d-lg-block">wide screens</div>
 <div class="hiddenish">a class that only starts with hidden</div><div hidden="until-found">found in page</div>
+<div class="d-none d-print-block">printed only</div><div class="hidden print:block">paper only</div>
+<ul class="hidden group-hover:block"><li>dropdown item</li></ul>
 <select><option>Country A</option><option>Country B</option></select></body></html>"""
     text = " ".join(p.text for p in _partition(html))
-    for gone in ("attr", "nested", "inline", "invisible", "Invalid", "bootstrap", "Country"):
+    for gone in ("attr", "nested", "inline", "invisible", "Invalid", "bootstrap", "Country", "printed", "paper"):
         assert gone not in text
-    for kept in ("Visible article", "N1", "wide screens", "only starts with", "found in page"):
+    for kept in ("Visible article", "N1", "wide screens", "only starts with", "found in page", "dropdown item"):
         assert kept in text
     parsed = PageParser(PageConfig()).parse("http://h.example/", html)
     assert [link.dst_url for link in parsed.links] == ["http://h.example/n1"]
