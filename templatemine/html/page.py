@@ -82,6 +82,22 @@ class PageConfig:
     (`run --pagelevel site` sets it)."""
 
 
+def _html_title(tree):
+    """The document's <title>: the first one outside <svg> and <math> (an icon's
+    <svg><title>icon-cart</title> was the title of a page without one; browsers
+    take only an HTML <title>; found in review)."""
+    title = tree.css_first("head > title")
+    if title is not None:
+        return title
+    for title in tree.css("title"):
+        up = title.parent
+        while up is not None and up.tag not in ("svg", "math"):
+            up = up.parent
+        if up is None:
+            return title
+    return None
+
+
 class PageParser:
     """Reusable per worker: holds the shinglers and the link cache."""
 
@@ -95,7 +111,7 @@ class PageParser:
         """`url` must already be normalised (it is the page's identity)."""
         cfg = self.config
         tree, flattened = parse_html(html)
-        title_node = tree.css_first("title")
+        title_node = _html_title(tree)
         title = " ".join(title_node.text().split()) if title_node is not None else ""
         base_node = tree.css_first("base[href]")
         base = url

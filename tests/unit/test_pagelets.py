@@ -134,6 +134,16 @@ def test_frame_and_plugin_fallbacks_are_not_text_and_a_frameset_page_has_none():
     assert frames.pagelets == [] and frames.text_length == 0
 
 
+def test_the_title_is_the_documents_not_an_icons():
+    parser = PageParser(PageConfig())
+    icon = "<svg><title>icon-cart</title><path d='M0 0'/></svg>"
+    assert parser.parse("https://example.org/", f"<html><body>{icon}<p>Text.</p></body></html>").title == ""
+    page = f"<html><head><title>The Shop</title></head><body>{icon}<p>Text.</p></body></html>"
+    assert parser.parse("https://example.org/", page).title == "The Shop"
+    late = f"<html><body>{icon}<title>Late title</title><p>Text.</p></body></html>"
+    assert parser.parse("https://example.org/", late).title == "Late title"
+
+
 def test_a_page_hidden_until_a_script_runs_keeps_its_text():
     # anti-flicker wrappers hide the whole page until JavaScript shows it
     html = ('<html><body style="display:none"><div class="hidden"><p>All of the article text.</p></div>'
