@@ -121,7 +121,7 @@ def _utf8_guess(payload: bytes) -> str | None:
     if text is None:
         return None
     bad = text.count("\ufffd")
-    beyond_ascii = sum(1 for ch in text if ch > "\x7f") - bad
+    beyond_ascii = len(text) - len(text.encode("ascii", "ignore")) - bad
     return text if beyond_ascii > bad else None
 
 
