@@ -167,11 +167,11 @@ def _remote_file(path: str, filesystem, inner: str, size: int, manifest_depth: i
     try:
         with filesystem.open_input_file(inner) as fh:  # not open_input_stream: it un-gzips by name
             head = fh.read(HEAD_BYTES)
-            manifest = not sniff_archive(head) and manifest_depth == 0
-            data = head + fh.read() if manifest else b""
+            archive = sniff_archive(head)  # once: a gzipped head is inflated to judge it
+            data = head + fh.read() if not archive and manifest_depth == 0 else b""
     except Exception as exc:
         raise InputError(f"cannot read {path}: {exc}") from exc
-    if not manifest and sniff_archive(head):
+    if archive:
         return [InputFile(path, size)]
     if manifest_depth > 0:
         raise InputError(f"{path} (listed in a manifest) is not a WARC/ARC file")
@@ -288,12 +288,13 @@ def _listed_folders(entries: list[str]) -> dict[str, int | None]:
         if is_remote(entry) and entry.endswith(ARCHIVE_SUFFIXES):
             by_folder[entry.rsplit("/", 1)[0]].append(entry)
     sizes: dict[str, int | None] = {}
-    for folder, named in by_folder.items():
-        if len(named) < LIST_MIN_ENTRIES:
-            continue
-        try:
-            from pyarrow import fs
+    listed = {folder: named for folder, named in by_folder.items() if len(named) >= LIST_MIN_ENTRIES}
+    if not listed:
+        return sizes
+    from pyarrow import fs
 
+    for folder, named in listed.items():
+        try:
             filesystem, inner = _remote(folder)
             found = filesystem.get_file_info(fs.FileSelector(inner, allow_not_found=True))
         except Exception:
