@@ -13,7 +13,9 @@ What is normalised (and why):
   and `/dir/` are one page, as a crawler that fetched `/dir/` sees it (static
   site generators link the file, servers answer the directory);
 - spaces and other bytes invalid in URLs are percent-encoded (as warcio does for
-  WARC-Target-URI).
+  WARC-Target-URI);
+- a backslash before the query is a `/` (`..\\up.html`, `http:\\\\host\\x`), as
+  the WHATWG URL Standard reads it for http(s) and every browser follows.
 The query string is kept as is: parameter order can change what a server returns.
 """
 
@@ -31,6 +33,27 @@ _INDEX_FILES = ("index.html", "index.htm")
 # characters allowed unescaped in a URL (RFC 3986 reserved + unreserved + '%')
 _SAFE = "!#$%&'()*+,/:;=?@[]~-._"
 _WS = re.compile(r"[\t\n\r]")
+_HTTP_PREFIX = re.compile(r"https?:", re.IGNORECASE)
+
+
+def _backslashes(url: str, http: bool) -> str:
+    """`url` with each backslash before its query or fragment read as `/`, the
+    WHATWG URL Standard's rule for special schemes ("if c is U+005C (\\),
+    validation error", then treated as "/" in the authority and path states);
+    `http`: `url` is relative to an http(s) base, so it applies unless `url`
+    names another scheme."""
+    end = len(url)
+    for stop in "?#":
+        i = url.find(stop)
+        if i != -1:
+            end = min(end, i)
+    head = url[:end]
+    if "\\" not in head:
+        return url
+    scheme = _SCHEME.match(head)
+    if scheme and not _HTTP_PREFIX.fullmatch(scheme.group()) or not scheme and not http:
+        return url
+    return head.replace("\\", "/") + url[end:]
 
 
 def _remove_dot_segments(path: str) -> str:
@@ -58,6 +81,8 @@ def normalize_url(url: str, strip_index: bool = True) -> str | None:
     if not url:
         return None
     url = _WS.sub("", url.strip())
+    if "\\" in url:
+        url = _backslashes(url, http=False)
     try:
         parts = urlsplit(url)
         scheme = parts.scheme.lower()
@@ -94,6 +119,8 @@ def resolve_link(base_url: str, href: str, strip_index: bool = True) -> str | No
     lowered = href[:11].lower()
     if lowered.startswith(("javascript:", "mailto:", "tel:", "data:")):
         return None
+    if "\\" in href:
+        href = _backslashes(href, http=True)
     try:
         absolute = urljoin(base_url, href)
     except ValueError:

@@ -95,3 +95,27 @@ def test_a_host_written_in_unicode_is_the_page_its_punycode_names():
     url, _, site = LinkResolver().resolve(base, base_directory(base), "http://www.bücher.de/kontakt/#top")
     assert (url, site) == (page, "xn--bcher-kva.de")
     assert normalize_url("http://" + "ü" * 70 + ".de/") is None  # a label IDNA cannot encode is no host
+
+
+def test_a_backslash_before_the_query_is_a_slash_as_browsers_read_it():
+    """WHATWG URL Standard: in an http(s) URL a backslash in the authority or path
+    is a "/" (a validation error every browser forgives). It was percent-encoded,
+    so `..\\up.html` named a page nobody crawled (README Known gaps until
+    2026-11-27)."""
+    base = "https://example.org/docs/guide/page.html"
+    assert resolve_link(base, "..\\up.html") == "https://example.org/docs/up.html"
+    assert resolve_link(base, "sub\\a.html?q=a\\b") == "https://example.org/docs/guide/sub/a.html?q=a%5Cb"
+    assert resolve_link(base, "\\\\cdn.example.net\\x") == "https://cdn.example.net/x"  # scheme-relative
+    assert resolve_link(base, "/\\cdn.example.net/x") == "https://cdn.example.net/x"
+    assert resolve_link(base, "http:\\\\other.example\\a\\..\\b") == "http://other.example/b"
+    assert resolve_link(base, "x.html#a\\b") == "https://example.org/docs/guide/x.html"
+    assert resolve_link(base, "c:\\dir\\file.html") is None  # a scheme of its own, not http(s)
+    assert normalize_url("HTTP://example.org\\a\\b.html") == "http://example.org/a/b.html"
+    assert normalize_url("https://example.org/a?x=\\") == "https://example.org/a?x=%5C"  # the query keeps it
+    # the memoised resolver gives the same answers, whichever cache key a form takes
+    resolver = LinkResolver()
+    for b in (base, "https://example.org/other/", "http://example.org/docs/guide/"):
+        for href in ("..\\up.html", "\\\\cdn.example.net\\x", "/\\cdn.example.net/x", "a\\b", "\\a", "?\\"):
+            for _ in range(2):
+                got = resolver.resolve(b, base_directory(b), href)
+                assert (got[0] if got else None) == resolve_link(b, href), (b, href)
