@@ -10,7 +10,8 @@ pages labelled ISO-8859-1 use its 0x80-0x9F punctuation), GB2312/GBK mean
 GB18030, Shift_JIS means its Windows superset cp932.
 
 A declared charset that does not fit the bytes (more than `MAX_BAD_FRACTION` of
-characters undecodable) is not trusted: the next source is tried. A payload is
+characters undecodable, or UTF-16/32 declared for bytes without a NUL in their
+first KiB) is not trusted: the next source is tried. A payload is
 *undecodable* when no source yields text with few enough bad characters, or the
 text is mostly control characters (binary served as HTML).
 """
@@ -125,6 +126,15 @@ def _utf8_guess(payload: bytes) -> str | None:
     return text if beyond_ascii > bad else None
 
 
+def _no_wide_markup(payload: bytes) -> bool:
+    """No NUL byte in the first KiB: markup in UTF-16 or UTF-32 has one beside
+    each ASCII character (`<` is 3C 00), so these bytes are not in either. A
+    browser obeys an HTTP header saying UTF-16 even then and shows CJK-looking
+    garbage (ASCII pairs read as one code unit); a crawl cleaner keeps the page
+    readable instead, trying the next source (README Known gaps until 2026-11-27)."""
+    return b"\x00" not in payload[:1024]
+
+
 def decode_html(payload: bytes, content_type: str | None = None) -> tuple[str, str, str]:
     """(text, codec, source) where source is bom|header|meta|utf-8|detected.
 
@@ -138,7 +148,7 @@ def decode_html(payload: bytes, content_type: str | None = None) -> tuple[str, s
         ("utf-8", "utf-8"),
     )
     for codec, source in candidates:
-        if codec is None or codec.startswith(("utf-16", "utf-32")) and source == "meta":
+        if codec is None or codec.startswith(("utf-16", "utf-32")) and (source == "meta" or _no_wide_markup(payload)):
             continue
         text = _try(payload, codec) if source != "utf-8" else _utf8_guess(payload)
         if text is not None:

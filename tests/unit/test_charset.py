@@ -74,3 +74,19 @@ def test_a_commented_out_meta_charset_is_not_the_pages():
             b"<body><p>Pr\xeat-\xe0-porter \x97 na\xefve</p></body></html>")
     text, codec, source = decode_html(page)
     assert (codec, source) == ("cp1252", "meta") and "Prêt-à-porter — naïve" in text
+
+
+def test_a_utf16_header_on_bytes_without_nuls_is_not_believed():
+    """A server that says UTF-16 for an ASCII or UTF-8 page: read as UTF-16, the
+    page was CJK-looking garbage without a link (README Known gaps until
+    2026-11-27). Bytes without a NUL in their first KiB cannot be UTF-16 markup,
+    so the next source decides; a real UTF-16 page without a BOM still obeys."""
+    page = '<html><head><meta charset="utf-8"></head><body><a href="/x">Caf\u00e9</a></body></html>'
+    for label in ("utf-16", "UTF-16LE", "utf-16be", "utf-32"):
+        for html in (page, page + "\n", page + "\n\n", page + "\n\n\n"):  # every length modulo 4 (and 2)
+            text, codec, source = decode_html(html.encode("utf-8"), f"text/html; charset={label}")
+            assert (text, codec, source) == (html, "utf-8", "meta"), (label, len(html))
+    text, codec, source = decode_html(page.encode("utf-16-le"), "text/html; charset=utf-16")
+    assert (text, codec, source) == (page, "utf-16-le", "header")
+    text, codec, _ = decode_html(page.encode("utf-16-be"), "text/html; charset=utf-16be")
+    assert (text, codec) == (page, "utf-16-be")
