@@ -12,6 +12,9 @@ it: a template stamped on 10,000 pages is one vote, not 10,000 (its pages were
 written once, by one hand). A URL reached only through templates therefore
 ranks below any URL a page's own content links to, unless many different
 templates point at it. Near-duplicate pages (PAGES.dup_of) cast no vote.
+Where the page-level model judged the run, a pagelet it removed is no content
+either (clean_links drops its links): it counts in template_citing_pages and,
+unless a site-level template holds it too, casts no template's vote.
 """
 
 from __future__ import annotations
@@ -30,12 +33,14 @@ def crawl_priority(pages: DataFrame, links: DataFrame, template_pagelets: DataFr
     row number, which would pull every URL into one task)."""
     live = pages.where(F.col("dup_of").isNull()).select(F.col("page_key").alias("src_page_key"),
                                                          F.col("site").alias("src_site"))
+    # a pagelet the page-level model removed has no template_id: not content, no template's vote
     members = template_pagelets.select(F.col("page_key").alias("src_page_key"),
-                                       F.col("ordinal").alias("pagelet_ordinal"), "template_id")
+                                       F.col("ordinal").alias("pagelet_ordinal"), "template_id",
+                                       F.lit(True).alias("removed"))
     cites = (links.where(F.col("src_page_key") != F.col("dst_page_key"))
              .join(live, "src_page_key")
              .join(members, ["src_page_key", "pagelet_ordinal"], "left"))
-    content = F.col("template_id").isNull()
+    content = F.col("removed").isNull()
     per_url = cites.groupBy("dst_page_key").agg(
         F.min("dst_url").alias("url"),
         F.countDistinct(F.when(content, F.col("src_page_key"))).alias("content_citing_pages"),

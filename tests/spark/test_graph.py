@@ -207,3 +207,43 @@ def test_related_counts_a_mirror_once_and_keys_the_url_as_extract_did(spark, tmp
     (out / "manifest.json").write_text(json.dumps({"config": {"strip_index": False}}))
     got = run_related(spark, str(out), "https://s.org/t/index.html")
     assert [(r["url"], r["cocitations"], r["citing_pages"]) for r in got["related"]] == [("https://s.org/x", 1, 1)]
+
+
+def test_the_graph_commands_see_the_links_clean_keeps(spark, tmp_path):
+    """Found in review: the graph commands took the site-level template pagelets
+    alone, so on a page the page-level model judged, a link clean removes (a
+    "related stories" list) still voted as content, and on a page-mode page a
+    site-level template's link clean keeps did not."""
+    from templatemine.graph.stage import run_priority
+
+    out = tmp_path / "out"
+    a, b, t, x = (page_key(f"https://s.org/{p}") for p in "abtx")
+    spark.createDataFrame([(a, "s.org", None), (b, "s.org", None)], "page_key long, site string, dup_of long") \
+        .write.parquet(str(out / "pages"))
+    spark.createDataFrame([(src, o, dst, f"https://s.org/{name}") for src in (a, b)
+                           for o, dst, name in ((0, t, "t"), (1, x, "x"))],
+                          "src_page_key long, pagelet_ordinal int, dst_page_key long, dst_url string") \
+        .write.parquet(str(out / "links"))
+    spark.createDataFrame([(a, 0, 7), (b, 0, 7)], "page_key long, ordinal int, template_id long") \
+        .write.parquet(str(out / "template_pagelets"))
+    # a judged in page mode, b in hybrid; the model removed pagelet 1 (the link to x) on both
+    spark.createDataFrame([(a, "page", [1]), (b, "hybrid", [1])],
+                          "page_key long, mode string, template_pagelets array<int>") \
+        .write.parquet(str(out / "page_templateness"))
+    (out / "detect.json").write_text(json.dumps({"run_id": "d1"}))
+    judged = {"detect_run_id": "d1", "rows": {"page_templateness": 2}, "model": "m"}
+    (out / "pagelevel.json").write_text(json.dumps(judged))
+
+    removed = {(r.page_key, r.ordinal, r.template_id)
+               for r in read_tables(spark, str(out), ("template_pagelets",))["template_pagelets"].collect()}
+    assert removed == {(a, 1, None), (b, 0, 7), (b, 1, None)}
+    run_priority(spark, str(out), DistillConfig(), progress=QUIET)
+    got = {r.url: (r.content_citing_pages, r.template_citing_pages, r.citing_templates)
+           for r in spark.read.parquet(str(out / "crawl_priority")).collect()}
+    assert got == {"https://s.org/t": (1, 1, 1), "https://s.org/x": (0, 2, 0)}
+
+    # a judgement from before the last detect is not OUT's: the site-level templates alone
+    (out / "pagelevel.json").write_text(json.dumps({**judged, "detect_run_id": "d0"}))
+    removed = {(r.page_key, r.ordinal) for r in
+               read_tables(spark, str(out), ("template_pagelets",))["template_pagelets"].collect()}
+    assert removed == {(a, 0), (b, 0)}
