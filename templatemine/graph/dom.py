@@ -47,7 +47,9 @@ def leaf_path(dom_path: str | None, link_ordinal: int) -> tuple:
     """The node path of one link leaf: page root, the prefixes of its pagelet's
     DOM path, the link."""
     nodes = [PAGE_ROOT]
-    if dom_path:
+    # a link in no pagelet has a null path, which applyInPandas hands over as NaN
+    # under pandas 3 (a float: .strip() failed the whole configuration; found in review)
+    if isinstance(dom_path, str) and dom_path:
         parts = dom_path.strip("/").split("/")
         nodes += ["/" + "/".join(parts[: i + 1]) for i in range(len(parts))]
     nodes.append(f"link:{link_ordinal}")

@@ -10,6 +10,11 @@ def test_leaf_path_is_the_pagelet_path_then_the_link():
     assert leaf_path("/html/body/div[2]/ul[1]", 7) == (
         PAGE_ROOT, "/html", "/html/body", "/html/body/div[2]", "/html/body/div[2]/ul[1]", "link:7")
     assert leaf_path(None, 3) == (PAGE_ROOT, "link:3")  # a link in no pagelet hangs from the page
+    # ...and so under pandas 3, where applyInPandas hands a null string over as NaN (found in review)
+    assert leaf_path(float("nan"), 3) == (PAGE_ROOT, "link:3")
+    pdf = pd.DataFrame({"page_key": [1, 1], "link_ordinal": [0, 1], "dst_page_key": [100, 101],
+                        "dom_path": pd.array([None, "/html/body/ul[1]"], dtype="str"), "h": [1.0, 0.0]})
+    assert len(segment_page(pdf, delta=0.05)) == 2
 
 
 def _page(blocks):
