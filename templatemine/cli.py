@@ -505,13 +505,17 @@ def _evaluate(spark, args, progress=None) -> None:
 
     from templatemine.evaluate.bow import evaluate_texts, read_gold
     from templatemine.html.urls import normalize_url, registered_domain, url_host
-    from templatemine.tables.output import require_tables
+    from templatemine.tables.output import extract_config, require_tables
 
     out, golds = args.out, args.golds
     require_tables(spark, out, ("clean_pages", *(("pages",) if args.peers else ())), "evaluate")
     site_of = lambda url: registered_domain(url_host(url))  # noqa: E731
+    # gold URLs keyed as OUT's extract keyed its pages: with extract.strip_index=false
+    # a gold .../index.html was looked for as .../ and scored as empty (found in review)
+    strip_index = extract_config(spark, out).get("strip_index", True)
+    normalize = lambda url: normalize_url(url, strip_index)  # noqa: E731
     # only the gold pages come to the driver, not the whole crawl
-    urls = sorted({normalize_url(u) or u for path in golds for u in read_gold(path)})
+    urls = sorted({normalize(u) or u for path in golds for u in read_gold(path)})
     wanted = spark.createDataFrame([(u,) for u in urls], "url string")
     clean = spark.read.parquet(f"{out.rstrip('/')}/clean_pages").join(wanted, "url", "left_semi")
     systems = {"templatemine": {r["url"]: r["clean_text"] for r in clean.select("url", "clean_text").collect()}}
@@ -530,7 +534,7 @@ def _evaluate(spark, args, progress=None) -> None:
         if unread:  # the peers score nothing on these pages
             (progress or print)(f"  peers: {len(unread)} page(s) could not be read back, e.g. {unread[0]}")
         systems.update(run_peers(html, peers))
-    results = {name: evaluate_texts(texts, golds, normalize_url, site_of) for name, texts in systems.items()}
+    results = {name: evaluate_texts(texts, golds, normalize, site_of) for name, texts in systems.items()}
     ours = results["templatemine"]
     others = [n for n in systems if n != "templatemine"]
     lines = [f"{'gold':<32}{'pages':>6}{'sites':>6}{'P':>7}{'R':>7}{'F1':>7}" + "".join(f"{n:>13}" for n in others)]

@@ -238,6 +238,26 @@ def test_run_writes_wet_manifest_stages_and_evaluates(spark, tmp_path, capsys):
         _evaluate(spark, argparse.Namespace(out=out, golds=[str(gold)], peers=False, json=None))
 
 
+def test_evaluate_keys_gold_urls_as_the_extract_keyed_pages(spark, tmp_path):
+    """Found in review: with extract.strip_index=false, a gold .../index.html was
+    looked for as .../ and scored as empty text."""
+    import argparse
+    import json
+
+    from templatemine.cli import _evaluate
+    from templatemine.evaluate.bow import gold_name
+
+    out = tmp_path / "out"
+    spark.createDataFrame([("https://s.org/t/index.html", "alpha beta gamma")], "url string, clean_text string") \
+        .write.parquet(str(out / "clean_pages"))
+    (out / "manifest.json").write_text(json.dumps({"config": {"strip_index": False}}))
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text(json.dumps({"url": "https://s.org/t/index.html", "gold_text": "alpha beta gamma"}) + "\n")
+    report = tmp_path / "scores.json"
+    _evaluate(spark, argparse.Namespace(out=str(out), golds=[str(gold)], peers=False, json=str(report)))
+    assert json.load(open(report))["templatemine"]["per_file"][gold_name(str(gold))]["f1"] == 1.0
+
+
 def test_carrier_classes_give_the_tables_of_one_join_per_shingle(spark, tmp_path):
     """Shingles carried by the same pages have the same group G_s: detect joins
     and solves one shingle of each class and copies the result, template keys
