@@ -182,11 +182,18 @@ def newest_captures(captures: DataFrame) -> DataFrame:
     (ties broken by file and offset, so the choice is deterministic). Only
     pages compete: a newer 304, 301 or 503 of the URL (non_2xx, with a
     page_key too) is no capture of the page and supersedes nothing (the
-    nightly run reads a newer 404/410 as the page removed, from `records`)."""
-    newest_first = Window.partitionBy("page_key", F.col("outcome") == PAGE).orderBy(
+    nightly run reads a newer 404/410 as the page removed, from `records`).
+
+    Only the page rows are ranked, so every other row (requests, metadata,
+    warcinfo: two of a Common Crawl WARC's three records, most with no
+    page_key) is a window partition of its own, keyed by its file and offset:
+    keyed (null, false) they all went to one task (found in review)."""
+    is_page = F.col("outcome") == PAGE
+    own = F.when(is_page, F.col("page_key")).otherwise(F.xxhash64("warc_file", "warc_offset"))
+    newest_first = Window.partitionBy(own, is_page).orderBy(
         F.col("fetch_time").desc_nulls_last(), F.col("warc_file").desc(), F.col("warc_offset").desc()
     )
-    rank = F.when(F.col("outcome") == PAGE, F.row_number().over(newest_first))
+    rank = F.when(is_page, F.row_number().over(newest_first))
     return captures.withColumn(
         "outcome", F.when(rank > 1, F.lit("superseded")).otherwise(F.col("outcome"))
     ).withColumn("detail", F.when(rank > 1, F.lit("a newer capture of the URL was kept")).otherwise(F.col("detail")))
@@ -198,8 +205,12 @@ def records_table(captures: DataFrame) -> DataFrame:
 
 def mark_duplicates(pages: DataFrame) -> DataFrame:
     """`dup_of`: pages whose Broder signature equals another page's point at
-    the representative of their group, the page with the smallest URL."""
-    group = Window.partitionBy("dup_signature").orderBy("url")
+    the representative of their group, the page with the smallest URL. A page
+    without a signature (no text) is a window partition of its own: together
+    they went to one task (found in review)."""
+    unsigned = F.col("dup_signature").isNull()
+    group = Window.partitionBy(F.when(unsigned, F.col("page_key")).otherwise(F.col("dup_signature")),
+                               unsigned).orderBy("url")
     representative = F.first("page_key").over(group)
     return pages.withColumn(
         "dup_of",

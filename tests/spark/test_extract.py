@@ -113,6 +113,41 @@ def test_a_newer_answer_that_is_not_a_page_supersedes_nothing(spark, tmp_path):
         "https://a.example.com/", "https://b.example.com/"]
 
 
+def test_rows_that_are_not_ranked_do_not_share_one_task(spark):
+    """Found in review: newest_captures' window put every record without a
+    page_key (requests, metadata: two of a Common Crawl WARC's three records)
+    in one partition, and mark_duplicates every page without text: one task
+    took them all. Rows per task after each window, 8 shuffle partitions."""
+    from templatemine.tables.extract import PAGE, mark_duplicates, newest_captures
+
+    rows = [("request" if i % 3 else "page", None if i % 3 else i // 3, f"f{i % 4}", i, None) for i in range(3000)]
+    captures = spark.createDataFrame(rows, "outcome string, page_key long, warc_file string, warc_offset long, "
+                                           "detail string").withColumn("fetch_time", F.lit(None).cast("timestamp"))
+    pages = spark.createDataFrame([(i, f"https://s.org/{i}", None if i % 2 else i % 7) for i in range(2000)],
+                                  "page_key long, url string, dup_signature long")
+    saved = {k: spark.conf.get(k) for k in ("spark.sql.adaptive.enabled", "spark.sql.shuffle.partitions")}
+    spark.conf.set("spark.sql.adaptive.enabled", "false")  # no coalescing: the window's own partitions
+    spark.conf.set("spark.sql.shuffle.partitions", "8")
+    try:
+        ranked = newest_captures(captures)
+        # rows per task, collected with a column the window computes (else the optimizer drops the window)
+        per_task = lambda df, col: df.groupBy(F.spark_partition_id()).agg(  # noqa: E731
+            F.count("*").alias("rows"), F.count(col).alias("with")).collect()
+        assert max(r["rows"] for r in per_task(ranked, "outcome")) < 0.3 * 3000  # all 2,000 requests in one before
+        assert ranked.where(F.col("outcome") == PAGE).count() == 1000  # every page is its URL's only capture
+        marked = mark_duplicates(pages)
+        assert max(r["rows"] for r in per_task(marked, "dup_of")) < 0.3 * 2000  # 1,000 unsigned pages in one before
+        assert marked.where(F.col("dup_signature").isNull() & F.col("dup_of").isNotNull()).count() == 0
+        dups = {r.page_key: r.dup_of for r in marked.where(F.col("dup_signature").isNotNull()).collect()}
+        firsts = {}  # each signature's representative is its smallest URL
+        for key in sorted(dups, key=lambda k: f"https://s.org/{k}"):
+            firsts.setdefault(key % 7, key)
+        assert all(dups[k] == (None if firsts[k % 7] == k else firsts[k % 7]) for k in dups)
+    finally:
+        for k, v in saved.items():
+            spark.conf.set(k, v)
+
+
 def test_a_page_nested_too_deep_is_flattened_counted_and_keeps_its_links(spark, tmp_path):
     """12,000 nested <div>s (html/nesting.py): the page is parsed flattened,
     keeps every link, and the manifest counts and names it."""
