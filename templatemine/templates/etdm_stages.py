@@ -155,6 +155,20 @@ def extract_templates(pages: DataFrame, keys: DataFrame, config: DetectConfig) -
     return located.groupBy("site", "key_page_key").applyInPandas(per_key, TEMPLATE_SCHEMA)
 
 
+def templates_by_site(rows) -> dict[str, list[tuple[int, str]]]:
+    """site -> [(template_id, template_json)] in template_id order. best_template
+    keeps the first of templates that map equally many nodes, so the order must
+    not be the shuffle's: collected as they came, it changed with the number of
+    shuffle partitions (local preset against a cluster), and with it a page's
+    template and clean text (found in review)."""
+    by_site: dict[str, list] = {}
+    for site, template_id, template_json in rows:
+        by_site.setdefault(site, []).append((template_id, template_json))
+    for templates in by_site.values():
+        templates.sort()
+    return by_site
+
+
 def map_pages(spark: SparkSession, pages: DataFrame, templates: DataFrame, config: DetectConfig,
               removed: DataFrame | None = None) -> DataFrame:
     """Every page of a site that has templates, mapped onto the template that
@@ -166,10 +180,9 @@ def map_pages(spark: SparkSession, pages: DataFrame, templates: DataFrame, confi
     collected and broadcast: joining them onto every page row instead would
     ship pages x template size through the shuffle. At millions of sites this
     collect is the limit (docs/etdm.md)."""
-    by_site: dict[str, list] = {}
-    for row in templates.select("site", "template_id", "template_json").collect():
-        by_site.setdefault(row["site"], []).append((row["template_id"], row["template_json"]))
-    shared = spark.sparkContext.broadcast(by_site)
+    rows = templates.select("site", "template_id", "template_json").collect()
+    shared = spark.sparkContext.broadcast(templates_by_site((r["site"], r["template_id"], r["template_json"])
+                                                            for r in rows))
     todo = pages.select("page_key", "site", "warc_file", "warc_offset").join(
         templates.select("site").distinct(), "site", "left_semi")
     if removed is not None:

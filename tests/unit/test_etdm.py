@@ -191,3 +191,16 @@ def test_a_cs_page_with_another_layout_can_be_skipped():
     assert used == 3 and len(shrunk) <= 3 and "Footer (c) 2026" not in texts(shrunk, range(len(shrunk)))
     kept, used = extract_template(key, [home, *others], eq, min_overlap=0.5)
     assert used == 2 and "Footer (c) 2026" in texts(kept, range(len(kept)))
+
+
+def test_a_sites_templates_reach_the_tasks_in_one_order_whatever_the_shuffle():
+    """best_template keeps the first of templates that map equally many nodes;
+    collected in the shuffle's order, that order (and a page's template and clean
+    text) changed with the number of shuffle partitions (found in review)."""
+    from templatemine.templates.etdm_stages import templates_by_site
+
+    rows = [("a.org", 9, "{t9}"), ("b.org", 4, "{t4}"), ("a.org", -3, "{t-3}"), ("a.org", 5, "{t5}")]
+    want = {"a.org": [(-3, "{t-3}"), (5, "{t5}"), (9, "{t9}")], "b.org": [(4, "{t4}")]}
+    for _ in range(5):
+        random.shuffle(rows)
+        assert templates_by_site(rows) == want
