@@ -38,6 +38,14 @@ DERIVED = ("detect.json", "templates", "template_pagelets", "page_templates", "_
            "pagelevel.json", "page_templateness", "clean.json", "clean_pages", "clean_links", "wet",
            "report.html", "density", "priority.json", "crawl_priority")
 
+# What the stages after detect write from its templates, which a detect that
+# rewrites OUT removes for the same reason (found in review: `detect O --mode local`
+# after a run left O's clean_pages, clean.json, WET and report describing the old
+# templates). The page-level judgement stays: it names the detect it followed
+# (pagelevel.json's detect_run_id), and clean and the report ignore it after another.
+AFTER_DETECT = ("clean.json", "clean_pages", "clean_links", "wet", "report.html", "density", "priority.json",
+                "crawl_priority")
+
 # the command whose output holds each table a stage requires, for the error that names a missing one
 MADE_BY = {"pages": "extract", "links": "extract", "pagelets": "extract", "nodes": "extract --set extract.nodes=true",
            "template_pagelets": "detect", "clean_pages": "clean"}

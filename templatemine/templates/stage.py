@@ -28,7 +28,8 @@ from pyspark.sql import functions as F
 from templatemine.clean.clean import clean_links, clean_pages
 from templatemine.config import CleanConfig, DetectConfig
 from templatemine.tables.cache import persisted, released
-from templatemine.tables.output import RunOutput, extract_config, new_run_id, path_exists, read_text, require_tables
+from templatemine.tables.output import (AFTER_DETECT, RunOutput, extract_config, new_run_id, path_exists, read_text,
+                                       require_tables)
 from templatemine.templates.detect import (GLOBAL, LOCAL, evidence_filter, global_template_pagelets,
                                            local_template_pagelets, template_id, templates_table)
 
@@ -79,6 +80,14 @@ def run_detect(spark: SparkSession, out: str, config: DetectConfig = DetectConfi
         **extra,
         "timings": {"total_s": round(time.time() - started, 3)},
     }
+    # before the commit: a crash between leaves the old tables, without them
+    stale = [name for name in (*AFTER_DETECT, *(() if PAGE_TEMPLATES in tables else (PAGE_TEMPLATES,)))
+             if path_exists(spark, output.final(name))]
+    for name in stale:
+        output.remove(name)
+    if stale:
+        progress(f"detect: removed the earlier {', '.join(stale)} from {out}: they describe the templates this "
+                 f"detect replaces")
     output.commit(tables, "detect.json", manifest)
     # the components rounds' checkpoints served this run only (its tables are written)
     output.remove_path(spark.sparkContext.getCheckpointDir())

@@ -90,8 +90,12 @@ def test_detect_and_clean_remove_the_shared_template(spark, tmp_path):
         assert cached().size() == before
     assert members[0] == members[10**6] and members[0]
     for mode in ("global", "local"):
-        detected = run_detect(spark, out, DetectConfig(mode=mode), **QUIET)
+        said = []
+        detected = run_detect(spark, out, DetectConfig(mode=mode), progress=said.append)
         assert detected["mode"] == mode and detected["rows"]["templates"] >= 2
+        # the clean output of the templates before goes with them (found in review: it stayed, looking current)
+        assert not any(os.path.exists(os.path.join(out, name)) for name in ("clean.json", "clean_pages", "clean_links"))
+        assert (mode == "local") == any("removed the earlier clean.json, clean_pages, clean_links" in m for m in said)
         run_clean(spark, out, **QUIET)
         pages = {r["url"]: r for r in spark.read.parquet(os.path.join(out, "clean_pages")).collect()}
         docs = pages["https://www.example.org/docs/"]
