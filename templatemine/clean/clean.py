@@ -1,8 +1,10 @@
 """Clean pages and links: what is left when template pagelets are removed.
 
 - clean_pages: a page's non-template text in reading order (pagelet order),
-  with the fraction of its tokens that were template and the number of
-  template pagelets removed, so a user can see why a page lost text.
+  with the fraction of its tokens that were template (0 when it has none:
+  an image gallery, a frameset; clean.json's mean counts these pages too) and
+  the number of template pagelets removed, so a user can see why a page lost
+  text.
 - clean_links: links that do not sit in a template pagelet: the graph that
   HITS and PageRank should see (section 4 of Bar-Yossef & Rajagopalan).
 """
