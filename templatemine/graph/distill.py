@@ -54,8 +54,8 @@ def read_tables(spark: SparkSession, out: str,
     beside them on hybrid ones (template_id null where the model alone removed
     the pagelet). So the graph commands see the links `clean_links` keeps, as
     the report does; before 2026-11-27 they saw the site-level templates alone
-    (found in review: 597 of the demo's 9,288 links that clean removes counted
-    as content citations, 1,151 of 7,922 on news/cleanportaleval)."""
+    (found in review: of the links clean removes, 597 on the demo output and
+    1,193 on news/cleanportaleval still counted as content citations)."""
     from templatemine.templates.stage import current_judgement, removed_pagelets
 
     out = out.rstrip("/")
