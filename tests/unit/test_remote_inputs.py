@@ -171,3 +171,21 @@ def test_unreadable_remote_file_is_an_error_naming_it(tmp_path, monkeypatch):
     _hdfs_on(tmp_path, monkeypatch, Denied())
     with pytest.raises(InputError, match="cannot read hdfs:///crawl/NEW_WARCS.txt: .*ACCESS_DENIED"):
         expand_inputs(["hdfs:///crawl/NEW_WARCS.txt"])
+
+
+def test_an_hdfs_client_that_cannot_start_says_what_it_needs(monkeypatch):
+    """pyarrow's own error ("Unable to load libjvm", seen with a run's WET files on
+    a MiniDFSCluster) named no remedy; a task's error now says what every executor
+    needs for hdfs:// paths."""
+    from templatemine.warc.inputs import create_output, open_input
+
+    class Refusing:  # pyarrow's FileSystem where libhdfs or the JVM is missing
+        @staticmethod
+        def from_uri(uri):
+            raise OSError("Unable to load libjvm")
+
+    monkeypatch.setattr(fs, "FileSystem", Refusing)
+    for call in (open_input, create_output):
+        with pytest.raises(OSError, match=r"hdfs://nn:8020/crawl/a.warc.gz: pyarrow's HDFS client did not start "
+                                          r"\(Unable to load libjvm\); .*libhdfs.so.*hadoop classpath --glob"):
+            call("hdfs://nn:8020/crawl/a.warc.gz")
