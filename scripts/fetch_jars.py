@@ -1,4 +1,6 @@
-"""Fetch the JVM jars templatemine uses (GraphFrames, Delta Lake) into .cache/jars.
+"""Fetch the JVM jars templatemine uses (GraphFrames, Delta Lake) into .cache/jars;
+with --tests (scripts/test), the tests' own (Hadoop's MiniDFSCluster) into
+.cache/test-jars instead.
 
 Spark resolves `--packages` coordinates from Maven Central with its bundled
 Ivy; we let it do exactly that once per package group, into .cache/ivy-<group>,
@@ -81,7 +83,75 @@ def fetch(group: str, packages: tuple[str, ...], target: str) -> None:
     print(f"bootstrap: {group}: {len(resolved)} jar(s) in {target}", file=sys.stderr)
 
 
+MAVEN = "https://repo1.maven.org/maven2"
+# Hadoop's own test cluster (MiniDFSCluster, one NameNode and DataNode in a JVM of
+# their own) for tests/spark/test_hdfs.py, with the two jars it loads from JUnit;
+# kept apart from .cache/jars so no Spark session ever has them on its classpath
+TEST_JARS = ("org.apache.hadoop:hadoop-client-minicluster:{hadoop}", "junit:junit:4.13.2",
+             "org.hamcrest:hamcrest-core:1.3")
+
+
+def test_jars_dir() -> str:
+    return os.path.join(ROOT, ".cache", "test-jars")
+
+
+def spark_hadoop_version() -> str:
+    """The Hadoop client version pyspark ships (hadoop-client-api-3.4.2.jar: 3.4.2)."""
+    import pyspark
+
+    jars = glob.glob(os.path.join(os.path.dirname(pyspark.__file__), "jars", "hadoop-client-api-*.jar"))
+    return re.sub(r"^hadoop-client-api-|\.jar$", "", os.path.basename(jars[0])) if jars else ""
+
+
+def fetch_test_jars() -> None:
+    """Download TEST_JARS from Maven Central, each checked against its published
+    SHA-1; a failure is recorded in .cache/test-jars-fetch.txt (the HDFS test then
+    skips, saying so) and not retried unless TEMPLATEMINE_REFETCH is set."""
+    import hashlib
+    import urllib.request
+
+    target, status = test_jars_dir(), status_file("test-jars")
+    hadoop = spark_hadoop_version()
+    coords = [c.format(hadoop=hadoop) for c in TEST_JARS]
+    names = [f"{c.split(':')[1]}-{c.split(':')[2]}.jar" for c in coords]
+    if all(os.path.exists(os.path.join(target, n)) for n in names):
+        return
+    if os.path.exists(status) and not os.environ.get("TEMPLATEMINE_REFETCH"):
+        print(f"bootstrap: test jars unavailable ({open(status).read().strip()[:160]}); "
+              "set TEMPLATEMINE_REFETCH=1 to try again", file=sys.stderr)
+        return
+    os.makedirs(target, exist_ok=True)
+    try:
+        if not hadoop:
+            raise OSError("no hadoop-client-api jar in pyspark's jars: the Hadoop version is unknown")
+        for coord, name in zip(coords, names):
+            group, artifact, version = coord.split(":")
+            url = f"{MAVEN}/{group.replace('.', '/')}/{artifact}/{version}/{name}"
+            print(f"bootstrap: downloading {url}", file=sys.stderr)
+            with urllib.request.urlopen(url, timeout=120) as r:
+                data = r.read()
+            with urllib.request.urlopen(url + ".sha1", timeout=60) as r:
+                want = r.read().decode().split()[0].strip()
+            if hashlib.sha1(data).hexdigest() != want:
+                raise OSError(f"{url}: SHA-1 {hashlib.sha1(data).hexdigest()} is not the published {want}")
+            with open(os.path.join(target, name + ".part"), "wb") as fh:
+                fh.write(data)
+            os.replace(os.path.join(target, name + ".part"), os.path.join(target, name))
+    except OSError as exc:  # urllib's URLError and HTTPError are OSErrors
+        with open(status, "w") as fh:
+            fh.write(f"{exc}\n")
+        print(f"bootstrap: WARNING: could not fetch the test jars ({exc}); the HDFS test will skip",
+              file=sys.stderr)
+        return
+    if os.path.exists(status):
+        os.remove(status)
+    print(f"bootstrap: test jars: {', '.join(names)} in {target}", file=sys.stderr)
+
+
 def main() -> int:
+    if sys.argv[1:] == ["--tests"]:  # scripts/test: the tests' own jars only (the demo does not need them)
+        fetch_test_jars()
+        return 0
     target = jars_dir()
     os.makedirs(target, exist_ok=True)
     for group, packages in JVM_PACKAGES.items():
