@@ -4,11 +4,12 @@ pyspark ships) in a JVM of its own, started by MiniHadoopClusterManager.
 
 Tested: what goes through the JVM's Hadoop client, that is a run's OUT on HDFS
 (every stage's tables and manifests, staging and commit by rename, a later
-stage removing an earlier one's outputs, the report) and a page-level model
-root on HDFS (train, LATEST, MLlib's copy, loading). Not tested: what Python
+stage removing an earlier one's outputs, the report), a page-level model root
+on HDFS (train, LATEST, MLlib's copy, loading) and a nightly state on HDFS
+(its Delta tables, work folder and published night). Not tested: what Python
 tasks read or write through pyarrow's HadoopFileSystem (WARCs and manifests on
 HDFS, WET files), which needs libhdfs from a Hadoop install; no package here
-provides it, so the run below sets clean.wet=false."""
+provides it, so the runs below set clean.wet=false."""
 
 import glob
 import json
@@ -101,3 +102,26 @@ def test_a_run_and_a_model_with_their_output_on_hdfs(spark, hdfs, tmp_path):
     assert path_exists(spark, f"{root}/{version}/band-1/metadata")
     assert load_model(root, model_files(spark, root)).version == version
     assert run_pagelevel(spark, out, PageLevelConfig(mode="page", model=root), progress=QUIET)["model"] == version
+
+
+def test_a_nightly_state_on_hdfs(spark, hdfs):
+    """The nightly state on HDFS: its Delta tables, the night's work folder and the
+    published night; the same input again is nothing new."""
+    from templatemine.nightly.state import State
+    from templatemine.spark import delta_jars_present
+
+    if not delta_jars_present():
+        pytest.skip("no Delta jars (scripts/bootstrap fetches them)")
+    state = f"{hdfs}/state"
+    night = [sys.executable, "-m", "templatemine.cli", "nightly", "--state", state, sample("iana.warc.gz"),
+             "--preset", "test", "--set", "clean.wet=false", "--quiet"]
+    first = subprocess.run(night, capture_output=True, text=True, timeout=900)
+    assert first.returncode == 0, first.stderr[-3000:]
+    nights = State(spark, state).nights()
+    assert [n["seq"] for n in nights] == [1] and nights[0]["output"].startswith(f"{state}/nights/")
+    assert State(spark, state).read_table("pages").count() == 16  # iana.warc.gz's 16 pages
+    assert spark.read.parquet(f"{nights[0]['output']}/clean_pages").count() == 16
+    assert not path_exists(spark, f"{state}/_work/{nights[0]['night']}")  # the night's scratch is gone
+    again = subprocess.run(night, capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert [n["night"] for n in State(spark, state).nights()] == [nights[0]["night"]]
