@@ -13,8 +13,10 @@ written once, by one hand). A URL reached only through templates therefore
 ranks below any URL a page's own content links to, unless many different
 templates point at it. Near-duplicate pages (PAGES.dup_of) cast no vote.
 Where the page-level model judged the run, a pagelet it removed is no content
-either (clean_links drops its links): it counts in template_citing_pages and,
-unless a site-level template holds it too, casts no template's vote.
+either (clean_links drops its links): it counts in template_citing_pages and
+casts no template's vote, unless a site-level template holds it on a page
+judged in hybrid mode (on a page judged in page mode the site-level templates
+do not count at all, as in clean, so there template_weight has no votes to weigh).
 """
 
 from __future__ import annotations

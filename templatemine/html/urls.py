@@ -15,7 +15,10 @@ What is normalised (and why):
 - spaces and other bytes invalid in URLs are percent-encoded (as warcio does for
   WARC-Target-URI);
 - a backslash before the query is a `/` (`..\\up.html`, `http:\\\\host\\x`), as
-  the WHATWG URL Standard reads it for http(s) and every browser follows.
+  the WHATWG URL Standard reads it for http(s) and every browser follows; what
+  the slashes then make is read as urllib reads it, so three or more in a row
+  (`\\\\\\host`, `///host`) stay on the page's host, where WHATWG skips them
+  all and takes `host` as the host.
 The query string is kept as is: parameter order can change what a server returns.
 """
 
@@ -188,6 +191,10 @@ class LinkResolver:
         base URL `base` (`base_dir`: `base_directory(base)`), or None if it is
         not an http(s) link."""
         href = href.strip()
+        # backslashes first: the key depends on the slashes they make (two make "//");
+        # keyed as written, one page's answer served its neighbours (found in review)
+        if "\\" in href:
+            href = _backslashes(href, http=True)
         if not href or href[0] in "?#" or ";" in href:  # urllib reads ";" against the whole base
             key = (base, href)
         elif href[:2] == "//":  # the base's scheme, unless it names no host ("//", "///x": the base's too)

@@ -31,7 +31,7 @@ from templatemine.tables.output import path_exists, read_text
 from tests.warcgen import sample
 
 QUIET = lambda _m: None  # noqa: E731
-JARS = os.path.join(repo_root(), ".cache", "test-jars")  # scripts/fetch_jars.py, run by scripts/bootstrap
+JARS = os.path.join(repo_root(), ".cache", "test-jars")  # scripts/fetch_jars.py --tests, run by scripts/test
 
 
 def _free_port() -> int:

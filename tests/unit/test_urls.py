@@ -114,8 +114,11 @@ def test_a_backslash_before_the_query_is_a_slash_as_browsers_read_it():
     assert normalize_url("https://example.org/a?x=\\") == "https://example.org/a?x=%5C"  # the query keeps it
     # the memoised resolver gives the same answers, whichever cache key a form takes
     resolver = LinkResolver()
-    for b in (base, "https://example.org/other/", "http://example.org/docs/guide/"):
-        for href in ("..\\up.html", "\\\\cdn.example.net\\x", "/\\cdn.example.net/x", "a\\b", "\\a", "?\\"):
+    # two pages of one folder each: an href whose slashes name no host is the page itself (urllib's "//")
+    for b in (base, "https://example.org/docs/guide/other.html", "https://example.org/other/",
+              "https://example.org/other/x.html", "http://example.org/docs/guide/"):
+        for href in ("..\\up.html", "\\\\cdn.example.net\\x", "/\\cdn.example.net/x", "a\\b", "\\a", "?\\",
+                     "\\\\", "/\\?x", "\\/", "\\\\#f", "\\\\\\cdn.example.net\\x"):
             for _ in range(2):
                 got = resolver.resolve(b, base_directory(b), href)
                 assert (got[0] if got else None) == resolve_link(b, href), (b, href)
