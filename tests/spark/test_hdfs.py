@@ -72,7 +72,7 @@ def hdfs(tmp_path_factory):
             cluster.kill()
 
 
-def test_a_run_and_a_model_with_their_output_on_hdfs(spark, hdfs, tmp_path):
+def test_a_run_and_a_model_with_their_output_on_hdfs(spark, hdfs):
     out = f"{hdfs}/runs/a"
     proc = subprocess.run([sys.executable, "-m", "templatemine.cli", "run", sample("iana.warc.gz"),
                            sample("warcio-example-trunc.warc"), "--out", out, "--preset", "test",
