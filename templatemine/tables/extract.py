@@ -33,7 +33,7 @@ from templatemine import schema as S
 from templatemine.config import ExtractConfig
 from templatemine.html.page import PageConfig, PageParser
 from templatemine.html.record import FLATTENED, OUTCOMES, PAGE, Capture, extract_capture
-from templatemine.tables.output import DERIVED, MANIFEST, RunOutput, new_run_id, path_exists
+from templatemine.tables.output import DERIVED, MANIFEST, RunOutput, new_run_id
 from templatemine.warc.inputs import InputFile, open_input
 from templatemine.warc.reader import RawRecord, iter_records
 
@@ -275,9 +275,7 @@ def run_extract(
     except BaseException:
         output.cleanup()  # a run that fails before its commit leaves OUT as the last complete run wrote it
         raise
-    stale = [name for name in DERIVED if path_exists(spark, output.final(name))]
-    for name in stale:  # before the commit: a crash between leaves the old tables, without them
-        output.remove(name)
+    stale = output.remove_stale(DERIVED)
     if stale:
         progress(f"extract: removed the earlier {', '.join(stale)} from {out}: they describe the pages this "
                  f"extract replaces")

@@ -201,6 +201,16 @@ class RunOutput:
         """Delete OUT/NAME, a table this run does not write (so no stale one stays)."""
         self.remove_path(self.final(name))
 
+    def remove_stale(self, names) -> list[str]:
+        """Delete each OUT/NAME of NAMES that exists: what later stages wrote from
+        the tables this run replaces. Called before the commit, so a crash between
+        leaves the old tables without them, never them beside the new tables.
+        Returns the names removed, for the stage to say so."""
+        stale = [name for name in names if path_exists(self.spark, self.final(name))]
+        for name in stale:
+            self.remove(name)
+        return stale
+
     def remove_path(self, path: str | None) -> None:
         """Delete a file or folder (recursively) if it exists."""
         if path:

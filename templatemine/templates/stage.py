@@ -80,11 +80,7 @@ def run_detect(spark: SparkSession, out: str, config: DetectConfig = DetectConfi
         **extra,
         "timings": {"total_s": round(time.time() - started, 3)},
     }
-    # before the commit: a crash between leaves the old tables, without them
-    stale = [name for name in (*AFTER_DETECT, *(() if PAGE_TEMPLATES in tables else (PAGE_TEMPLATES,)))
-             if path_exists(spark, output.final(name))]
-    for name in stale:
-        output.remove(name)
+    stale = output.remove_stale((*AFTER_DETECT, *(() if PAGE_TEMPLATES in tables else (PAGE_TEMPLATES,))))
     if stale:
         progress(f"detect: removed the earlier {', '.join(stale)} from {out}: they describe the templates this "
                  f"detect replaces")

@@ -115,17 +115,17 @@ def _remote(path: str):
     from pyarrow import fs
 
     scheme, _, rest = path.partition("://")
-    if scheme.lower() == "hdfs":
+    if scheme.lower() not in ("s3", "s3a", "s3n"):
         try:
             return fs.FileSystem.from_uri(path)
         except OSError as exc:  # pyarrow's own words ("Unable to load libjvm") name no remedy
+            if scheme.lower() != "hdfs":
+                raise
             raise OSError(f"{path}: pyarrow's HDFS client did not start ({exc}); templatemine reads and writes "
                           "hdfs:// files from Python through libhdfs, which needs JAVA_HOME, libhdfs.so "
                           "(HADOOP_HOME/lib/native or ARROW_LIBHDFS_DIR) and CLASSPATH=$(hadoop classpath --glob) "
                           "where it runs (the driver for a manifest or a listing, every executor for the files; "
                           "README, \"On a cluster\")") from exc
-    if scheme.lower() not in ("s3", "s3a", "s3n"):
-        return fs.FileSystem.from_uri(path)
     bucket, _, key = rest.partition("/")
     filesystem, root = fs.FileSystem.from_uri(f"s3://{bucket}/")
     return filesystem, f"{root.rstrip('/')}/{key}" if key else root
