@@ -17,8 +17,8 @@ from typing import NamedTuple
 
 
 from templatemine.html.nesting import parse as parse_html
-from templatemine.html.pagelets import (LINK_SELECTOR, link_counts, page_root, partition, split_elements,
-                                        strip_invisible)
+from templatemine.html.pagelets import (LINK_SELECTOR, element_text, link_counts, page_root, partition,
+                                        split_elements, strip_invisible)
 from templatemine.html.shingles import Shingler
 from templatemine.html.urls import LinkResolver, base_directory, registered_domain, resolve_link, url_host
 from templatemine.pagelevel.features import node_rows
@@ -149,7 +149,7 @@ class PageParser:
             dst, dst_key, dst_site = target
             if ordinal >= 0:
                 targets_per_pagelet[ordinal].append(dst)
-            anchor = " ".join(link.text(deep=True, separator=" ").split())
+            anchor = element_text(link)
             link_rows.append(LinkRow(len(link_rows), dst_key, dst, anchor, ordinal, dst_site == site))
 
         # shingles of all pagelets of the page in one vectorised pass; a pagelet

@@ -30,6 +30,7 @@ by Lexbor in C.
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
 LINK_SELECTOR = "a[href], area[href]"
@@ -130,6 +131,78 @@ def _clean(text: str) -> str:
     return " ".join(text.split())
 
 
+# Where a browser's innerText breaks the line: elements HTML's default style sheet
+# lays out as blocks, list items and table parts (HTML, "Rendering", 15.3), <br>,
+# and the form controls and embedded content that sit as boxes of their own
+TEXT_BREAK_TAGS = frozenset(
+    "address article aside blockquote body center dd details dialog dir div dl dt fieldset figcaption figure "
+    "footer form frameset h1 h2 h3 h4 h5 h6 header hgroup hr html legend li listing main menu nav noframes ol p "
+    "plaintext pre search section summary table caption colgroup col tbody td tfoot th thead tr ul xmp "
+    "optgroup option br button select textarea input iframe video audio object embed canvas".split()
+)
+_SEP = "\x00"  # Lexbor drops NUL from text, so it marks the seams between text nodes
+_WORD_SEAM = re.compile(r"[^\s\x00]\x00+[^\s\x00]")
+
+
+def element_text(node) -> str:
+    """An element's visible text as a reader sees it, white space collapsed.
+
+    Text nodes join as innerText joins them: with nothing between them across
+    an inline element's edge (`<span class=dropcap>T</span>he` is "The",
+    `<a>Times Haiku</a>,` is "Times Haiku,", `un<em>believ</em>able` one word),
+    with a space across a block's edge or a `<br>` (TEXT_BREAK_TAGS). One
+    departure, since the CSS is not read: where an inline element ends and
+    another starts (`<a>Home</a><a>About</a>`, an `<img>` between two words),
+    a space, because menus and tag lists set such links apart with margins
+    innerText does not see. `<wbr>` is no seam at all.
+
+    Lexbor collects the text in C, the seams marked; only an element with a
+    seam between two non-space characters is walked in Python (most are not:
+    markup is mostly indented)."""
+    text = node.text(deep=True, separator=_SEP)
+    if _WORD_SEAM.search(text) is None:
+        return _clean(text.replace(_SEP, " "))
+    return _clean(_joined_text(node))
+
+
+def _joined_text(node) -> str:
+    """`element_text`'s walk: text nodes in document order, a space put
+    between two of them when a break tag starts or ends between them, or an
+    inline element ends and one starts."""
+    parts: list[str] = []
+    opened = closed = broken = False
+    stack: list = []  # open elements below `node`: (element, is a break)
+    cur = node.child
+    while True:
+        while cur is None:
+            if not stack:
+                return "".join(parts)
+            element, is_break = stack.pop()
+            if is_break:
+                broken = True
+            else:
+                closed = True
+            cur = element.next
+        if cur.is_text_node:
+            text = cur.text_content
+            if text:
+                if parts and (broken or (opened and closed)):
+                    parts.append(" ")
+                parts.append(text)
+                opened = closed = broken = False
+            cur = cur.next
+        elif cur.is_element_node and cur.tag != "wbr":
+            is_break = cur.tag in TEXT_BREAK_TAGS
+            if is_break:
+                broken = True
+            else:
+                opened = True
+            stack.append((cur, is_break))
+            cur = cur.child
+        else:  # comments, <wbr>
+            cur = cur.next
+
+
 def link_counts(root, links, k: int) -> tuple[dict[int, int], dict[int, int]]:
     """Links in the subtree of every element that holds any, *saturated at k*
     (Definition 2 only asks "at least k"), and the parent of each such element,
@@ -179,7 +252,7 @@ def partition(root, root_path: str, count: dict[int, int], split: set[int]) -> l
             continue
         node_id = node.mem_id
         if node_id not in split:  # Definition 2: a pagelet
-            text = _clean(node.text(deep=True, separator=" "))
+            text = element_text(node)
             if text or node_id in count:
                 pagelets.append(PageletNode(len(pagelets), path, _label(node), text, node_id))
             continue
@@ -190,7 +263,7 @@ def partition(root, root_path: str, count: dict[int, int], split: set[int]) -> l
         for child in node.iter(include_text=True):
             if child.is_element_node:
                 if run:
-                    text = _clean(" ".join(run))
+                    text = _clean("".join(run))
                     run = []
                     if text:
                         n_runs += 1
@@ -201,7 +274,7 @@ def partition(root, root_path: str, count: dict[int, int], split: set[int]) -> l
             elif child.is_text_node and not child.is_empty_text_node:
                 run.append(child.text_content or "")
         if run:
-            text = _clean(" ".join(run))
+            text = _clean("".join(run))
             if text:
                 n_runs += 1
                 pending.append(((text, node_id), f"{path}/text()[{n_runs}]"))
