@@ -27,7 +27,9 @@ before its numpy part (see `columns`):
 Text is handled as bytes: Lexbor's text is UTF-8; a valid sequence is split
 into words at the code points `str.isspace()` accepts (a table filled from
 Python at setup), so words, lengths in code points and the normalised text are
-those of the Python walk's `" ".join(" ".join(parts).split())`. A node whose
+those of the Python walk's `" ".join(" ".join(parts).split())`, where a part
+is the node's text nodes joined across seams without space (`add_part`'s glue;
+a word runs on from one text node into the next, `own_add`). A node whose
 text holds invalid UTF-8 (decoded by selectolax with U+FFFD replacements) takes
 the Python route, decoding exactly as selectolax does.
 """
@@ -126,6 +128,14 @@ cdef enum:
     WS_TABLE = 0x3001  # str.isspace() is checked up to U+3000; no code point above is whitespace (unit-tested)
     F_PAGELET = 1
     F_SPLIT = 2
+    # features._OPENED / _CLOSED / _BROKEN: what lies between a node's last own text node and its next
+    OPENED = 1
+    CLOSED = 2
+    BROKEN = 4
+    # a tag's seam kind (setup's names): inline, a break, none (<wbr>)
+    SEAM_INLINE = 0
+    SEAM_BREAK = 1
+    SEAM_NONE = 2
 
 cdef tmw_name_f f_elem_qname = NULL
 cdef tmw_name_f f_attr_qname = NULL
@@ -133,6 +143,7 @@ cdef tmw_name_f f_attr_value = NULL
 
 cdef short tag_code[STATIC_IDS]  # static tag id -> code (-1: a tag no table cares about)
 cdef unsigned char *code_block = NULL  # per code: in BLOCK_TAGS
+cdef unsigned char *code_seam = NULL  # per code: SEAM_* of the tag (html/pagelets.TEXT_BREAK_TAGS, <wbr>)
 cdef unsigned char *code_anchor = NULL  # per code: 1 <a>, 2 <area>
 cdef int64_t *code_group = NULL  # per code: TAG_GROUPS index or -1
 cdef int64_t *code_cue = NULL  # per code: cue bits of the tag itself
@@ -236,61 +247,90 @@ cdef int has_text(const unsigned char *s, size_t n) noexcept:
 
 
 # the own text of one node, word by word: report.density.wrap's counters, the
-# sentence ends of _SENTENCE_END, and the normalised text
+# sentence ends of _SENTENCE_END, and the normalised text; a word may run on
+# into the next text node (a seam without space), so its state is kept here
 cdef struct Own:
     Py_ssize_t tokens, current, lines, last, sentences
+    Py_ssize_t wl  # code points of the word being read
+    uint32_t last_cp  # its last code point
+    bint in_word
     char *buf
     size_t length, cap
 
 
-cdef int own_add(Own *w, const unsigned char *s, size_t n, Py_ssize_t width) except -1:
-    """Add one text node's words; returns 1 (and stops) at bad UTF-8."""
-    cdef size_t i = 0, start = 0, need
-    cdef int step
-    cdef uint32_t cp, last_cp = 0
-    cdef Py_ssize_t wl = 0
-    cdef bint in_word = False
+cdef inline void own_reset(Own *w) noexcept:
+    w.tokens = w.current = w.lines = w.last = w.sentences = w.wl = 0
+    w.last_cp = 0
+    w.in_word = False
+    w.length = 0
+
+
+cdef int own_put(Own *w, const unsigned char *s, size_t n) except -1:
+    cdef size_t need = w.length + n
     cdef void *grown
-    while True:
-        if i < n:
-            step = utf8_next(s, i, n, &cp)
-            if step == 0:
-                return 1
-        if i >= n or space(cp):
-            if in_word:  # a word ends: s[start:i], wl code points
-                need = w.length + 1 + (i - start)
-                if need > w.cap:
-                    grown = realloc(w.buf, 2 * need)
-                    if grown == NULL:
-                        raise MemoryError()
-                    w.buf = <char *> grown
-                    w.cap = 2 * need
-                if w.length:
-                    w.buf[w.length] = b' '
-                    w.length += 1
-                memcpy(w.buf + w.length, s + start, i - start)
-                w.length += i - start
-                if w.current == 0:
-                    w.current, w.lines, w.last = wl, 1, 1
-                elif w.current + 1 + wl <= width:
-                    w.current, w.last = w.current + 1 + wl, w.last + 1
-                else:
-                    w.current, w.lines, w.last = wl, w.lines + 1, 1
-                w.tokens += 1
-                # _SENTENCE_END `[.!?](?:\s|$)` on words joined by single spaces: one per word ending so
-                if last_cp == 0x2E or last_cp == 0x21 or last_cp == 0x3F:
-                    w.sentences += 1
-                in_word = False
-            if i >= n:
-                return 0
+    if need > w.cap:
+        grown = realloc(w.buf, 2 * need)
+        if grown == NULL:
+            raise MemoryError()
+        w.buf = <char *> grown
+        w.cap = 2 * need
+    memcpy(w.buf + w.length, s, n)
+    w.length += n
+    return 0
+
+
+cdef void own_end_word(Own *w, Py_ssize_t width) noexcept:
+    """A word of w.wl code points ends (its bytes are in w.buf already)."""
+    cdef Py_ssize_t wl = w.wl
+    if w.current == 0:
+        w.current, w.lines, w.last = wl, 1, 1
+    elif w.current + 1 + wl <= width:
+        w.current, w.last = w.current + 1 + wl, w.last + 1
+    else:
+        w.current, w.lines, w.last = wl, w.lines + 1, 1
+    w.tokens += 1
+    # _SENTENCE_END `[.!?](?:\s|$)` on words joined by single spaces: one per word ending so
+    if w.last_cp == 0x2E or w.last_cp == 0x21 or w.last_cp == 0x3F:
+        w.sentences += 1
+    w.in_word = False
+
+
+cdef int own_add(Own *w, const unsigned char *s, size_t n, Py_ssize_t width, bint glue) except -1:
+    """Add one text node's words, the word being read running on into it when
+    `glue` (no space at the seam); returns 1 (and stops) at bad UTF-8. The
+    last word stays open: `own_end` closes it."""
+    cdef size_t i = 0, start = 0
+    cdef int step
+    cdef uint32_t cp
+    if w.in_word and not glue:
+        own_end_word(w, width)
+    while i < n:
+        step = utf8_next(s, i, n, &cp)
+        if step == 0:
+            return 1
+        if space(cp):
+            if w.in_word:  # a word ends: its bytes here are s[start:i]
+                own_put(w, s + start, i - start)
+                own_end_word(w, width)
+        elif not w.in_word:
+            if w.length:
+                own_put(w, <const unsigned char *> b" ", 1)
+            w.in_word = True
+            w.wl = 1
+            w.last_cp = cp
+            start = i
         else:
-            if not in_word:
-                in_word = True
-                start = i
-                wl = 0
-            wl += 1
-            last_cp = cp
+            w.wl += 1
+            w.last_cp = cp
         i += step
+    if w.in_word:
+        own_put(w, s + start, n - start)
+    return 0
+
+
+cdef inline void own_end(Own *w, Py_ssize_t width) noexcept:
+    if w.in_word:
+        own_end_word(w, width)
 
 
 # ---------------------------------------------------------------- tags and attributes
@@ -553,18 +593,22 @@ cdef struct Rec:
     size_t node  # the Lexbor node (a LexborNode's mem_id), for the NODES rows' labels and pagelets
     Py_ssize_t head, tail  # own text nodes: first and last index into the parts list (-1: none)
     unsigned char is_pagelet, is_split
+    unsigned char seam  # OPENED | CLOSED | BROKEN since its last own text node
 
 
 cdef struct Part:
     const unsigned char *data
     size_t length
     Py_ssize_t next
+    bint glue  # joins the node's previous own text node without a space
 
 
 cdef struct Frame:
     tmw_node *item
     Py_ssize_t up
     int anchor
+    Py_ssize_t seam_of  # the node whose own text the parent element's end is a seam of
+    unsigned char seam  # and the flag it sets there (0: none)
 
 
 cdef class _Buffers:
@@ -606,6 +650,9 @@ cdef class _Buffers:
         return &self.recs[self.n_recs - 1]
 
     cdef int add_part(self, Py_ssize_t up, const unsigned char *data, size_t length) except -1:
+        """Append an own text node of node `up`; it joins the last one without a
+        space unless a break, or an inline element's end and another's start,
+        lies between them (features.dom_nodes)."""
         cdef void *grown
         if self.n_parts == self.cap_parts:
             grown = realloc(self.parts, 2 * self.cap_parts * sizeof(Part))
@@ -618,6 +665,9 @@ cdef class _Buffers:
         self.parts[p].data = data
         self.parts[p].length = length
         self.parts[p].next = -1
+        cdef unsigned char seam = self.recs[up].seam
+        self.parts[p].glue = self.recs[up].tail >= 0 and not (seam & BROKEN) and seam != (OPENED | CLOSED)
+        self.recs[up].seam = 0
         if self.recs[up].tail < 0:
             self.recs[up].head = p
         else:
@@ -647,6 +697,7 @@ cdef int set_rec(Rec *rec, Rec *parent, Py_ssize_t up, tmw_node *node, int code,
     rec.node = <size_t> node
     rec.is_pagelet = slot != NULL and (slot.flags & F_PAGELET) != 0
     rec.is_split = slot != NULL and (slot.flags & F_SPLIT) != 0
+    rec.seam = 0
     return 0
 
 
@@ -660,8 +711,9 @@ cdef int walk_tree(_Buffers b, tmw_node *root) except -1:
     cdef Frame *top
     cdef Slot *slot
     cdef Rec *rec
-    cdef Py_ssize_t up, sp, words
+    cdef Py_ssize_t up, sp, words, seam_of
     cdef int code, anchor
+    cdef unsigned char seam
     cdef const unsigned char *data
     cdef size_t nb
 
@@ -671,11 +723,14 @@ cdef int walk_tree(_Buffers b, tmw_node *root) except -1:
     b.stack[0].item = root.first_child
     b.stack[0].up = 0
     b.stack[0].anchor = 0
+    b.stack[0].seam_of = 0
+    b.stack[0].seam = 0
     sp = 1
     while sp > 0:
         top = &b.stack[sp - 1]
         item = top.item
         if item == NULL:
+            b.recs[top.seam_of].seam |= top.seam
             sp -= 1
             continue
         top.item = item.next
@@ -686,7 +741,10 @@ cdef int walk_tree(_Buffers b, tmw_node *root) except -1:
             cd = <tmw_chardata *> item
             data = cd.data.data
             nb = cd.data.length
-            if data == NULL or nb == 0 or blank_ascii(data, nb):
+            if data == NULL or nb == 0:
+                continue
+            if blank_ascii(data, nb):
+                b.recs[up].seam |= BROKEN
                 continue
             b.add_part(up, data, nb)
             if anchor:
@@ -705,15 +763,24 @@ cdef int walk_tree(_Buffers b, tmw_node *root) except -1:
             if has_href(el):
                 b.recs[up].links += 1
         slot = t_get(t, <uintptr_t> item)
+        seam_of = up
         if (code >= 0 and code_block[code]) or (slot != NULL and slot.flags != 0):
             rec = b.new_rec()
             set_rec(rec, &b.recs[up], up, item, code, slot)
             up = b.n_recs - 1
+            seam = BROKEN  # a child node's text is not its parent's: a break in the parent's
+        elif code < 0 or code_seam[code] == SEAM_INLINE:
+            seam = OPENED
+        else:
+            seam = BROKEN if code_seam[code] == SEAM_BREAK else 0
+        b.recs[seam_of].seam |= seam
         if sp == b.cap_stack:
             b.push()
         b.stack[sp].item = item.first_child
         b.stack[sp].up = up
         b.stack[sp].anchor = anchor
+        b.stack[sp].seam_of = seam_of
+        b.stack[sp].seam = CLOSED if seam == OPENED else seam
         sp += 1
     return 0
 
@@ -733,7 +800,7 @@ cdef tuple columns(_Buffers b, Py_ssize_t width):
     cdef int64_t[::1] parent = parent_a, depth = depth_a, cues = cues_a, inside = inside_a, group = group_a
     cdef unsigned char[::1] is_pl = pagelet_a.view(np.uint8), is_sp = split_a.view(np.uint8)
     cdef list texts = [""] * n
-    cdef Py_ssize_t i, p, tok, s, last, lines
+    cdef Py_ssize_t i, p, tok, s, last, lines, anchor
     cdef double density
     cdef Rec *rec
     cdef Own *w = &b.own
@@ -747,20 +814,19 @@ cdef tuple columns(_Buffers b, Py_ssize_t width):
         group[i] = rec.group
         is_pl[i] = rec.is_pagelet
         is_sp[i] = rec.is_split
-        own[i, 1] = <double> rec.anchor
         own[i, 2] = <double> rec.links
         if rec.head < 0:
             continue
-        w.tokens = w.current = w.lines = w.last = w.sentences = 0
-        w.length = 0
+        own_reset(w)
         p = rec.head
         bad = 0
         while p >= 0 and not bad:
-            bad = own_add(w, b.parts[p].data, b.parts[p].length, width)
+            bad = own_add(w, b.parts[p].data, b.parts[p].length, width, b.parts[p].glue)
             p = b.parts[p].next
         if bad:
             tok, lines, last, s = python_own(b, rec, width, texts, i)
         else:
+            own_end(w, width)
             tok, lines, last, s = w.tokens, w.lines, w.last, w.sentences
             if tok:
                 texts[i] = PyUnicode_DecodeUTF8(w.buf, w.length, NULL)
@@ -768,11 +834,14 @@ cdef tuple columns(_Buffers b, Py_ssize_t width):
             continue
         # report.density.Wrapped.density: one IEEE division of the same integers
         density = <double> (tok - last) / <double> (lines - 1) if lines > 1 else <double> tok
+        # anchor words count per text node: a word joined across an <a>'s edge counts once per side
+        anchor = rec.anchor if rec.anchor < tok else tok
+        own[i, 1] = <double> anchor
         own[i, 0] = <double> tok
         own[i, 3] = <double> s
         own[i, 4] = <double> tok if s else 0.0
         own[i, 5] = <double> tok * density
-        if density > 8.0 and 2 * rec.anchor < tok:
+        if density > 8.0 and 2 * anchor < tok:
             own[i, 6] = <double> tok
         else:
             own[i, 7] = <double> tok
@@ -788,7 +857,10 @@ cdef tuple python_own(_Buffers b, Rec *rec, Py_ssize_t width, list texts, Py_ssi
     while p >= 0:
         text = PyUnicode_DecodeUTF8(<const char *> b.parts[p].data, b.parts[p].length, "replace")
         if text and not text.isspace():
-            parts.append(text)
+            if parts and b.parts[p].glue:  # (wraparound is off: no parts[-1])
+                parts[len(parts) - 1] += text
+            else:
+                parts.append(text)
         p = b.parts[p].next
     cdef list words = " ".join(parts).split()
     texts[i] = " ".join(words)
@@ -919,15 +991,15 @@ def _words(bytes data, Py_ssize_t width=80):
     """(len(text.split()), normalised text, tokens, lines, last, sentences) of
     UTF-8 bytes as the walk computes them (None for bad UTF-8), for tests."""
     cdef Own w
-    w.tokens = w.current = w.lines = w.last = w.sentences = 0
-    w.length = 0
+    own_reset(&w)
     w.cap = len(data) + 16
     w.buf = <char *> malloc(w.cap)
     if w.buf == NULL:
         raise MemoryError()
     try:
-        if own_add(&w, data, len(data), width):
+        if own_add(&w, data, len(data), width, False):
             return None
+        own_end(&w, width)
         return (count_words(data, len(data)), PyUnicode_DecodeUTF8(w.buf, w.length, NULL), w.tokens, w.lines,
                 w.last, w.sentences)
     finally:
@@ -954,10 +1026,10 @@ def setup(names, dict value_cache_, value_fn_):
     """Load the tables and check the layout; raises (and leaves the walk
     unusable) if anything differs from what selectolax reports.
 
-    names: {tag name: (is_block, anchor 0/1 a/2 area, group index or -1, cue bits)}
+    names: {tag name: (is_block, anchor 0/1 a/2 area, group index or -1, cue bits, SEAM_* kind)}
     for every tag name any table of features.py mentions; value_cache_ /
     value_fn_: features._VALUE_BITS and features._value_bits."""
-    global f_elem_qname, f_attr_qname, f_attr_value, code_block, code_anchor, code_group, code_cue
+    global f_elem_qname, f_attr_qname, f_attr_value, code_block, code_seam, code_anchor, code_group, code_cue
     global name_code, value_cache, value_fn, ready, READY, text_tag_id
     from selectolax.lexbor import LexborHTMLParser
 
@@ -976,14 +1048,16 @@ def setup(names, dict value_cache_, value_fn_):
     ordered = sorted(names)
     m = len(ordered)
     free(code_block)
+    free(code_seam)
     free(code_anchor)
     free(code_group)
     free(code_cue)
     code_block = <unsigned char *> calloc(m, 1)
+    code_seam = <unsigned char *> calloc(m, 1)
     code_anchor = <unsigned char *> calloc(m, 1)
     code_group = <int64_t *> calloc(m, sizeof(int64_t))
     code_cue = <int64_t *> calloc(m, sizeof(int64_t))
-    if not (code_block and code_anchor and code_group and code_cue):
+    if not (code_block and code_seam and code_anchor and code_group and code_cue):
         raise MemoryError()
     name_code = {}
     for c in range(STATIC_IDS):
@@ -992,8 +1066,9 @@ def setup(names, dict value_cache_, value_fn_):
     keep = []
     cdef tmw_node *node
     for c, name in enumerate(ordered):
-        is_block, anchor, group, cue = names[name]
+        is_block, anchor, group, cue, seam = names[name]
         code_block[c] = bool(is_block)
+        code_seam[c] = seam
         code_anchor[c] = anchor
         code_group[c] = group
         code_cue[c] = cue

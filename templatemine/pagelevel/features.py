@@ -46,6 +46,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from templatemine.html.pagelets import TEXT_BREAK_TAGS
 from templatemine.report.density import WRAP_WIDTH, wrap
 
 BLOCK_TAGS = frozenset(
@@ -285,16 +286,22 @@ def _label_of(tag: str, id_value: str | None, class_value: str | None) -> str:
 class _Acc:
     """What a node accumulates while the DOM is walked."""
     __slots__ = ("parent", "depth", "tag", "label", "pagelet", "own_pagelets", "parts", "anchor_tokens", "links",
-                 "cues", "inside", "is_pagelet", "is_split")
+                 "cues", "inside", "is_pagelet", "is_split", "seam")
 
     def __init__(self, parent, depth, tag, label, pagelet, cues, inside, is_pagelet, is_split):
         self.parent, self.depth, self.tag, self.label = parent, depth, tag, label
         self.pagelet, self.cues, self.inside = pagelet, cues, inside
         self.is_pagelet, self.is_split = is_pagelet, is_split
         self.own_pagelets: list[int] = [] if pagelet < 0 else [pagelet]
-        self.parts: list[str] = []
+        self.parts: list[str] = []  # own text nodes; one joined across a seam without space
         self.anchor_tokens = 0
         self.links = 0
+        self.seam = 0  # what lies between its last own text node and the next (_OPENED | _CLOSED | _BROKEN)
+
+
+# what a node's next own text node is apart from its last (html/pagelets.element_text's seams):
+# an inline element started, one ended, a break (a block, a child node, <br>, white space)
+_OPENED, _CLOSED, _BROKEN = 1, 2, 4
 
 
 def dom_nodes(root, pagelet_of: dict[int, int], split: set[int], text_runs: dict[int, list[int]],
@@ -313,21 +320,29 @@ def dom_nodes(root, pagelet_of: dict[int, int], split: set[int], text_runs: dict
                      cue_bits(root.tag, attrs), 0, root_id in pagelet_of, root_id in split))
     accs[0].own_pagelets.extend(text_runs.get(root_id, ()))
     # depth-first over siblings (`child` / `next`): each stack entry is the next
-    # sibling to visit and its context (owning node, inside an <a>, pagelet)
-    stack = [(root.child, 0, False, accs[0].pagelet)]
+    # sibling to visit and its context (owning node, inside an <a>, pagelet), and
+    # the seam its parent element leaves when it ends (node, flag)
+    stack = [(root.child, 0, False, accs[0].pagelet, 0, 0)]
     while stack:
-        item, up, anchor, pg = stack[-1]
+        item, up, anchor, pg, seam_of, seam = stack[-1]
         if item is None:
             stack.pop()
+            accs[seam_of].seam |= seam
             continue
-        stack[-1] = (item.next, up, anchor, pg)
+        stack[-1] = (item.next, up, anchor, pg, seam_of, seam)
         if item.is_text_node:
             text = item.text_content
             if text and not text.isspace():
                 acc = accs[up]
-                acc.parts.append(text)
+                if acc.parts and not (acc.seam & _BROKEN or acc.seam == _OPENED | _CLOSED):
+                    acc.parts[-1] += text
+                else:
+                    acc.parts.append(text)
+                acc.seam = 0
                 if anchor:
                     acc.anchor_tokens += len(text.split())
+            elif text:
+                accs[up].seam |= _BROKEN
             continue
         if not item.is_element_node:
             continue
@@ -338,6 +353,7 @@ def dom_nodes(root, pagelet_of: dict[int, int], split: set[int], text_runs: dict
             if "href" in item.attributes:
                 accs[up].links += 1
         pg = pagelet_of.get(mid, pg)
+        seam_of = up
         if tag in BLOCK_TAGS or mid in pagelet_of or mid in split:
             a = item.attributes
             parent = accs[up]
@@ -346,7 +362,11 @@ def dom_nodes(root, pagelet_of: dict[int, int], split: set[int], text_runs: dict
             acc.own_pagelets.extend(text_runs.get(mid, ()))
             up = len(accs)
             accs.append(acc)
-        stack.append((item.child, up, anchor, pg))
+            seam = _BROKEN  # a child node's text is not its parent's: a break in the parent's
+        else:
+            seam = _BROKEN if tag in TEXT_BREAK_TAGS else 0 if tag == "wbr" else _OPENED
+        accs[seam_of].seam |= seam
+        stack.append((item.child, up, anchor, pg, seam_of, _CLOSED if seam == _OPENED else seam))
     return _feature_matrix(accs, width) if arrays else _features(accs, width)
 
 
@@ -430,14 +450,15 @@ def _feature_matrix(accs: list[_Acc], width: int) -> PageArrays:
     # tokens x density, full-text (C2) tokens, other tokens
     own = np.zeros((n, 8))
     for i, acc in enumerate(accs):
-        own[i, 1] = acc.anchor_tokens
         own[i, 2] = acc.links
         if acc.parts:
             text = " ".join(" ".join(acc.parts).split())
             texts[i] = text
             w = wrap(text, width)
             s = len(_SENTENCE_END.findall(text))
-            full = w.density > C1_MAX_DENSITY and 2 * acc.anchor_tokens < w.tokens
+            # anchor words count per text node: a word joined across an <a>'s edge counts once per side
+            own[i, 1] = anchor = min(acc.anchor_tokens, w.tokens)
+            full = w.density > C1_MAX_DENSITY and 2 * anchor < w.tokens
             own[i, 0], own[i, 3], own[i, 4], own[i, 5] = w.tokens, s, w.tokens if s else 0, w.tokens * w.density
             own[i, 6 if full else 7] = w.tokens
     return _node_matrix(np.array([a.parent for a in accs], dtype=np.int64),
@@ -644,6 +665,14 @@ def _article(parent: np.ndarray, levels: list[np.ndarray], cues: np.ndarray, gro
     return article | ((cues >> TITLE_BIT) & 1).astype(bool)
 
 
+def _walk_names() -> dict:
+    """What the compiled walk needs to know of each tag any table here names
+    (`_walk.setup`): block, anchor kind, group, cue bits, seam kind."""
+    tags = BLOCK_TAGS | TEXT_BREAK_TAGS | {"a", "area", "wbr"} | TAG_BITS.keys() | _GROUP_OF.keys()
+    return {t: (t in BLOCK_TAGS, 1 if t == "a" else 2 if t == "area" else 0, _GROUP_OF.get(t, -1),
+                TAG_BITS.get(t, 0), 1 if t in TEXT_BREAK_TAGS else 2 if t == "wbr" else 0) for t in tags}
+
+
 def _setup_compiled():
     """The compiled walk (pagelevel/_walk.pyx), checked against selectolax at
     import; None (the Python walk) when it is not built or the check fails."""
@@ -653,9 +682,7 @@ def _setup_compiled():
         from templatemine.pagelevel import _walk
     except ImportError as e:
         return None, f"not built ({e})"
-    tags = BLOCK_TAGS | {"a", "area"} | TAG_BITS.keys() | _GROUP_OF.keys()
-    names = {t: (t in BLOCK_TAGS, 1 if t == "a" else 2 if t == "area" else 0, _GROUP_OF.get(t, -1),
-                 TAG_BITS.get(t, 0)) for t in tags}
+    names = _walk_names()
     global _compiled
     before = _compiled
     try:

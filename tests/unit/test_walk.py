@@ -66,6 +66,11 @@ CASES = {
         "<tr><td><table><tr><td>nested</td></tr></table></td></tr></table><form><fieldset><legend>l</legend>"
         "<textarea>ta</textarea><button>go</button><input value='v'></fieldset></form>"
         "<dl><dt>t</dt><dd>d</dd></dl><details><summary>s</summary>details</details><iframe>if</iframe></body>"),
+    "seams between text nodes": (
+        "<body><p><span class=dropcap>T</span>he un<em>believ</em>able <a href='/h'>Haiku</a>, x<b>y</b><i>z</i>"
+        " a<br>b c<wbr>d e&nbsp;<span>f</span>g h<img src=x>i j<!-- c -->k <a href='/1'>a</a>b<a href='/2'>c</a>"
+        "é<b>è</b>à. l<b> </b>m n<b> </b>o<div>p</div>q r<select><option>s</option></select>t"
+        "</p><div>lead<div>block</div>tail <b>in<i>ner</i></b>most\xff<span>\xfe</span>x</div></body>"),
 }
 
 BAD_UTF8 = {  # bytes: Lexbor keeps bad UTF-8, selectolax decodes it with U+FFFD
@@ -73,6 +78,7 @@ BAD_UTF8 = {  # bytes: Lexbor keeps bad UTF-8, selectolax decodes it with U+FFFD
     "bad bytes in a pagelet candidate": (
         b"<body><div><span>\xff</span><ul><li><a href=1>a</a><a href=2>b</a><a href=3>c\xc0</a></li></ul>"
         b"</div><p class='\xffside nav'>\xf4\x90\x80\x80 \xc3</p></body>"),
+    "bad bytes across seams": b"<body><p>a\xff<b>b</b>c <a href=1>d\xe2</a>e f<i>g</i><b>h\xc0</b>i</p></body>",
 }
 
 
@@ -199,9 +205,7 @@ def test_setup_refuses_what_selectolax_reads_otherwise(monkeypatch):
     module unusable; features.py then keeps the Python walk."""
     from templatemine.pagelevel import _walk
 
-    tags = F.BLOCK_TAGS | {"a", "area"} | F._CUE_OF.keys() | F._GROUP_OF.keys()
-    names = {t: (t in F.BLOCK_TAGS, 1 if t == "a" else 2 if t == "area" else 0, F._GROUP_OF.get(t, -1),
-                 1 << F._CUE_OF[t] if t in F._CUE_OF else 0) for t in tags}
+    names = F._walk_names()
     real = _walk._lexbor_functions()
     try:
         monkeypatch.setattr(_walk, "_lexbor_functions", lambda: [real[0], real[2], real[2]])
@@ -218,3 +222,22 @@ def test_setup_refuses_what_selectolax_reads_otherwise(monkeypatch):
     assert _walk.READY
     assert F._setup_compiled() == (_walk, "")
     assert F._compiled is _walk
+
+
+def test_own_text_seams_in_both_walks(monkeypatch):
+    """A node's own text joins its text nodes as html/pagelets.element_text
+    joins a pagelet's (no space across an inline element's edge; a space across
+    a block, a child node, <br>, white space, or where two inline elements
+    meet), in the compiled walk as in Python; a word joined across an <a>'s
+    edge counts as anchor text once (link density at most 1)."""
+    html = ("<body><p><span class=dropcap>T</span>he un<em>believ</em>able <a href='/h'>Haiku</a>, "
+            "x<b>y</b><i>z</i> a<br>b c<wbr>d <a href='/1'>a</a>b<a href='/2'>c</a></p>"
+            "<div>lead<div>block</div>tail <b>in<i>ner</i></b>most</div></body>")
+    want = ["", "The unbelievable Haiku, xy z a b cd abc", "lead tail innermost", "block"]
+    for arrays in (python_walk(html, monkeypatch), F.page_nodes(html, arrays=True)):
+        assert arrays.texts == want
+        link_density = arrays.features[:, F.FEATURES.index("link_density")]
+        assert (link_density <= 1.0).all()
+    if F._compiled is not None:
+        rows = F.page_nodes(html)
+        assert [r.text for r in rows] == want
