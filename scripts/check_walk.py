@@ -8,7 +8,9 @@
    C) and the compiled walk given html/pagelets.py's pagelets (`_walk.walk`)
    equal the Python walk's output bit for bit (parent, features, n_tokens,
    texts, keep), and so do the NODES rows extract writes (`page_nodes(html)`:
-   labels, pagelets, every field). With --against REV, the Python walk is also compared with
+   labels, pagelets, every field), and the compiled `joined_text` equals
+   html/pagelets.py's on every element (the text of pagelets and anchors).
+   With --against REV, the Python walk is also compared with
    features.py as committed at git revision REV (the split of
    `_feature_matrix` into `_node_matrix` must not change it). Each page is
    then judged with the shipped model (page mode) with the compiled DP and
@@ -57,6 +59,21 @@ def same(a, b) -> str:
             return name
     if a.texts != b.texts:
         return "texts"
+    return ""
+
+
+def joined_differs(html: str, walk) -> str:
+    """'' when the compiled `_walk.joined_text` (pagelet and anchor text) equals
+    html/pagelets._joined_text on every element of the page."""
+    from templatemine.html.nesting import parse as parse_html
+    from templatemine.html.pagelets import _joined_text, strip_invisible
+
+    tree = parse_html(html)[0]
+    strip_invisible(tree)
+    for element in tree.root.traverse():
+        got = walk.joined_text(element.mem_id)
+        if got is not None and got != _joined_text(element):
+            return f"joined_text of <{element.tag}>"
     return ""
 
 
@@ -171,6 +188,8 @@ def main() -> int:
                 d = d and "walk(): " + d
             if not d and F.page_nodes(html) != python_walk(html, arrays=False):
                 d = "NODES rows"
+            if not d:
+                d = joined_differs(html, compiled)
             if not d:
                 d = same_judgement(c)
             if not d and head is not None:

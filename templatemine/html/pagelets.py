@@ -156,13 +156,35 @@ def element_text(node) -> str:
     a space, because menus and tag lists set such links apart with margins
     innerText does not see. `<wbr>` is no seam at all.
 
-    Lexbor collects the text in C, the seams marked; only an element with a
-    seam between two non-space characters is walked in Python (most are not:
-    markup is mostly indented)."""
+    With the compiled DOM walk built, `_walk.joined_text` walks the element in
+    C (faster than selectolax's own `text()`: 0.39 s against 0.50 s for the
+    corpora's 67,575 pagelets and their links). Without it, Lexbor collects the
+    text in C with the seams marked, and only an element with a seam between
+    two non-space characters is walked in Python (a third of the pagelets)."""
+    walk = _compiled_walk()
+    if walk is not None:
+        joined = walk.joined_text(node.mem_id)
+        if joined is not None:  # (None: bad UTF-8, which selectolax decodes per text node)
+            return _clean(joined)
     text = node.text(deep=True, separator=_SEP)
     if _WORD_SEAM.search(text) is None:
         return _clean(text.replace(_SEP, " "))
     return _clean(_joined_text(node))
+
+
+_features = None
+
+
+def _compiled_walk():
+    """The compiled DOM walk (pagelevel/_walk.pyx, whose `joined_text` is
+    `_joined_text` in C) when it passed its check at import
+    (pagelevel/features.py), else None."""
+    global _features
+    if _features is None:
+        from templatemine.pagelevel import features  # (features imports this module)
+
+        _features = features
+    return _features._compiled
 
 
 def _joined_text(node) -> str:

@@ -905,6 +905,75 @@ cdef tuple row_columns(_Buffers b):
     return ids, tags, id_values, classes
 
 
+cdef bint valid_utf8(const char *s, size_t n) noexcept:
+    cdef size_t i = 0
+    cdef int step
+    cdef uint32_t cp
+    while i < n:
+        step = utf8_next(<const unsigned char *> s, i, n, &cp)
+        if step == 0:
+            return False
+        i += step
+    return True
+
+
+cdef inline unsigned char seam_kind(tmw_node *node) except 255:
+    """SEAM_* of an element (an unknown tag is inline)."""
+    cdef int code = elem_code(<tmw_element *> node)
+    return SEAM_INLINE if code < 0 else code_seam[code]
+
+
+def joined_text(size_t node_id):
+    """html/pagelets._joined_text in C: the text nodes below the element at
+    `node_id` in document order, a space between two of them where a break
+    starts or ends, or an inline element ends and another starts; None when a
+    text node is not valid UTF-8 (the caller takes the Python walk, which
+    decodes each text node as selectolax does)."""
+    if not ready:
+        raise RuntimeError("templatemine.pagelevel._walk: setup() has not succeeded")
+    cdef tmw_node *top = <tmw_node *> node_id
+    cdef tmw_node *cur = top.first_child
+    cdef tmw_chardata *cd
+    cdef unsigned char seam = 0, kind
+    cdef bint any_text = False
+    cdef Own w
+    own_reset(&w)
+    w.cap = 256
+    w.buf = <char *> malloc(w.cap)
+    if w.buf == NULL:
+        raise MemoryError()
+    try:
+        while cur != NULL:
+            if cur.type == TEXT:
+                cd = <tmw_chardata *> cur
+                if cd.data.data != NULL and cd.data.length:
+                    if not valid_utf8(<const char *> cd.data.data, cd.data.length):
+                        return None
+                    if any_text and ((seam & BROKEN) or seam == (OPENED | CLOSED)):
+                        own_put(&w, <const unsigned char *> b" ", 1)
+                    own_put(&w, cd.data.data, cd.data.length)
+                    any_text = True
+                    seam = 0
+            elif cur.type == ELEMENT:
+                kind = seam_kind(cur)
+                if kind != SEAM_NONE:
+                    seam |= BROKEN if kind == SEAM_BREAK else OPENED
+                    if cur.first_child != NULL:
+                        cur = cur.first_child
+                        continue
+                    seam |= BROKEN if kind == SEAM_BREAK else CLOSED
+            # on to the next node in document order, ending the elements left
+            while cur.next == NULL:
+                cur = cur.parent
+                if cur == top or cur == NULL:
+                    return PyUnicode_DecodeUTF8(w.buf, w.length, NULL)
+                seam |= BROKEN if seam_kind(cur) == SEAM_BREAK else CLOSED
+            cur = cur.next
+        return PyUnicode_DecodeUTF8(w.buf, w.length, NULL)
+    finally:
+        free(w.buf)
+
+
 def walk(size_t root_id, object pagelet_ids, object split_ids, Py_ssize_t width, bint rows=False):
     """dom_nodes' accumulation below the Lexbor node at `root_id` (a
     LexborNode's mem_id; its tree must stay alive during the call), given the
@@ -1108,6 +1177,8 @@ PROBE_HTML = """<!DOCTYPE html><html lang="en"><head><title>t</title></head>
 <div class="rail">run one <ul><li><a href="/1">one</a></li><li><a href="/2">two</a></li><li><a href="/3">3</a></li>
 </ul> run two<span>\u00a0</span> <b>bold run</b><ul><li><a href="/4">4</a><a href="/5">5</a><a href="/6">6.</a>
 </li></ul></div><p class="\u00e9l\u00e8ve">\u00e9</p><nav>n</nav><menu><li>m</li></menu><hr><pre>  pre  text  </pre>
+<p><span class=dropcap>T</span>he un<em>be</em>lie<wbr>vable<br>x<img src=y>z <a href="/q">a</a>b<a href="/r">c</a>.
+<b>x</b><i>y</i> w<input value=v>v<select><option>o</option></select>s</p>
 <div hidden>hidden</div></body></html>"""
 
 

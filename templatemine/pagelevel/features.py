@@ -700,11 +700,25 @@ def _setup_compiled():
         _compiled = _walk
         if page_nodes(_walk.PROBE_HTML) != want_rows:
             raise RuntimeError("_walk.walk's NODES rows differ from the Python walk's on the probe page")
+        _check_joined_text(_walk)
     except Exception as e:  # a selectolax / Lexbor whose layout differs: keep the Python walk
         return None, f"disabled: {type(e).__name__}: {e}"
     finally:
         _compiled = before
     return _walk, ""
+
+
+def _check_joined_text(walk) -> None:
+    """`_walk.joined_text` == html/pagelets._joined_text on every element of
+    the probe page (the text of pagelets and anchors, html/pagelets.element_text)."""
+    from selectolax.lexbor import LexborHTMLParser
+
+    from templatemine.html.pagelets import _joined_text
+
+    for element in LexborHTMLParser(walk.PROBE_HTML).root.traverse():
+        got = walk.joined_text(element.mem_id)
+        if got is not None and got != _joined_text(element):
+            raise RuntimeError(f"_walk.joined_text of {element.tag!r} differs from Python's: {got!r}")
 
 
 def _same_arrays(a: PageArrays, b: PageArrays) -> bool:

@@ -3,9 +3,11 @@ partition we can work out by hand, and the tiling property on real pages."""
 
 import gzip
 
+import pytest
 from selectolax.lexbor import LexborHTMLParser
 from warcio.archiveiterator import ArchiveIterator
 
+from templatemine.html import pagelets
 from templatemine.html.page import PageConfig, PageParser
 from templatemine.html.pagelets import (LINK_SELECTOR, _WORD_SEAM, _clean, _joined_text, element_text, link_counts,
                                         partition, split_elements, strip_invisible)
@@ -177,11 +179,20 @@ def test_text_joins_as_a_reader_reads_it():
         body = LexborHTMLParser(f"<html><body>{html}</body></html>").body
         assert element_text(body) == text, html
         assert _clean(_joined_text(body)) == text, html  # the walk alone agrees
+    # bad UTF-8 is decoded per text node, as selectolax decodes it (a sequence cut by a tag stays cut)
+    body = LexborHTMLParser(b"<html><body><p>a\xff<b>b</b>c <i>x\xe2\x82</i>\xacy</p></body></html>").body
+    assert element_text(body) == "a\ufffdbc x\ufffd\ufffdy"
 
 
-def test_text_fast_path_equals_the_walk_on_real_pages():
-    """element_text takes Lexbor's text when no seam lies between two non-space
-    characters; on every element of the sample pages that equals the walk."""
+@pytest.mark.parametrize("compiled", [True, False], ids=["compiled walk", "Lexbor text and Python walk"])
+def test_text_paths_equal_the_python_walk_on_real_pages(compiled, monkeypatch):
+    """element_text, with the compiled walk's joined_text or without it (Lexbor's
+    text when no seam lies between two non-space characters, else the Python
+    walk), equals the Python walk on every element of the sample pages."""
+    if compiled and pagelets._compiled_walk() is None:
+        pytest.skip("compiled DOM walk unavailable")
+    if not compiled:
+        monkeypatch.setattr(pagelets, "_compiled_walk", lambda: None)
     checked = walked = 0
     with gzip.open(sample("iana.warc.gz"), "rb") as fh:
         for rec in ArchiveIterator(fh):
