@@ -138,7 +138,7 @@ TEXT_BREAK_TAGS = frozenset(
     "address article aside blockquote body center dd details dialog dir div dl dt fieldset figcaption figure "
     "footer form frameset h1 h2 h3 h4 h5 h6 header hgroup hr html legend li listing main menu nav noframes ol p "
     "plaintext pre search section summary table caption colgroup col tbody td tfoot th thead tr ul xmp "
-    "optgroup option br button select textarea input iframe video audio object embed canvas".split()
+    "optgroup option br button select textarea input iframe video audio object embed canvas img svg".split()
 )
 _SEP = "\x00"  # Lexbor drops NUL from text, so it marks the seams between text nodes
 _WORD_SEAM = re.compile(r"[^\s\x00]\x00+[^\s\x00]")
@@ -150,11 +150,14 @@ def element_text(node) -> str:
     Text nodes join as innerText joins them: with nothing between them across
     an inline element's edge (`<span class=dropcap>T</span>he` is "The",
     `<a>Times Haiku</a>,` is "Times Haiku,", `un<em>believ</em>able` one word),
-    with a space across a block's edge or a `<br>` (TEXT_BREAK_TAGS). One
-    departure, since the CSS is not read: where an inline element ends and
-    another starts (`<a>Home</a><a>About</a>`, an `<img>` between two words),
-    a space, because menus and tag lists set such links apart with margins
-    innerText does not see. `<wbr>` is no seam at all.
+    with a space across a block's edge, a `<br>` or an embedded box such as
+    `<img>` or `<svg>` (TEXT_BREAK_TAGS). One departure, since the CSS is not
+    read: where an inline element ends and another starts
+    (`<a>Home</a><a>About</a>`), or an empty one sits between two words, a
+    space, because menus, tag lists and datelines set such elements apart with
+    margins and generated content innerText does not see (cnbc.com's
+    `2019<span class=ArticleHeader-datetimeDivider></span>4:29`; the price is
+    `Hel<span></span>lo`, rare). `<wbr>` is no seam at all.
 
     With the compiled DOM walk built, `_walk.joined_text` walks the element in
     C (faster than selectolax's own `text()`: 0.39 s against 0.50 s for the
@@ -190,19 +193,19 @@ def _compiled_walk():
 def _joined_text(node) -> str:
     """`element_text`'s walk: text nodes in document order, a space put
     between two of them when a break tag starts or ends between them, or an
-    inline element ends and one starts."""
+    inline element starts and one ends (two that meet, or an empty one)."""
     parts: list[str] = []
     opened = closed = broken = False
-    stack: list = []  # open elements below `node`: (element, is a break)
+    stack: list = []  # open elements below `node`: (element, its seam kind)
     cur = node.child
     while True:
         while cur is None:
             if not stack:
                 return "".join(parts)
-            element, is_break = stack.pop()
-            if is_break:
+            element, kind = stack.pop()
+            if kind == _BREAK:
                 broken = True
-            else:
+            elif kind == _INLINE:
                 closed = True
             cur = element.next
         if cur.is_text_node:
@@ -213,16 +216,25 @@ def _joined_text(node) -> str:
                 parts.append(text)
                 opened = closed = broken = False
             cur = cur.next
-        elif cur.is_element_node and cur.tag != "wbr":
-            is_break = cur.tag in TEXT_BREAK_TAGS
-            if is_break:
+        elif cur.is_element_node:
+            kind = seam_kind(cur.tag)
+            if kind == _BREAK:
                 broken = True
-            else:
+            elif kind == _INLINE:
                 opened = True
-            stack.append((cur, is_break))
+            stack.append((cur, kind))
             cur = cur.child
-        else:  # comments, <wbr>
+        else:  # comments
             cur = cur.next
+
+
+_INLINE, _BREAK, _NO_SEAM = 0, 1, 2  # a tag's seam kind (the compiled walk's SEAM_*)
+
+
+def seam_kind(tag: str) -> int:
+    """What a tag's edges are in running text: a break (TEXT_BREAK_TAGS), no
+    seam at all (<wbr>, a word-break opportunity), or inline (any other tag)."""
+    return _BREAK if tag in TEXT_BREAK_TAGS else _NO_SEAM if tag == "wbr" else _INLINE
 
 
 def link_counts(root, links, k: int) -> tuple[dict[int, int], dict[int, int]]:
@@ -283,7 +295,7 @@ def partition(root, root_path: str, count: dict[int, int], split: set[int]) -> l
         n_runs = 0
         seen: dict[str, int] = {}
         for child in node.iter(include_text=True):
-            if child.is_element_node:
+            if child.is_element_node and child.tag != "wbr":  # (<wbr> is no seam: the run goes on)
                 if run:
                     text = _clean("".join(run))
                     run = []
@@ -293,7 +305,7 @@ def partition(root, root_path: str, count: dict[int, int], split: set[int]) -> l
                 tag = child.tag
                 seen[tag] = n = seen.get(tag, 0) + 1
                 pending.append((child, f"{path}/{tag}[{n}]"))
-            elif child.is_text_node and not child.is_empty_text_node:
+            elif child.is_text_node:  # white space too: it parts the words around it
                 run.append(child.text_content or "")
         if run:
             text = _clean("".join(run))

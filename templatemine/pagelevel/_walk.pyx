@@ -651,8 +651,8 @@ cdef class _Buffers:
 
     cdef int add_part(self, Py_ssize_t up, const unsigned char *data, size_t length) except -1:
         """Append an own text node of node `up`; it joins the last one without a
-        space unless a break, or an inline element's end and another's start,
-        lies between them (features.dom_nodes)."""
+        space unless a break, or an inline element's start and an end, lies
+        between them (features.dom_nodes)."""
         cdef void *grown
         if self.n_parts == self.cap_parts:
             grown = realloc(self.parts, 2 * self.cap_parts * sizeof(Part))
@@ -713,7 +713,7 @@ cdef int walk_tree(_Buffers b, tmw_node *root) except -1:
     cdef Rec *rec
     cdef Py_ssize_t up, sp, words, seam_of
     cdef int code, anchor
-    cdef unsigned char seam
+    cdef unsigned char seam, end
     cdef const unsigned char *data
     cdef size_t nb
 
@@ -768,11 +768,14 @@ cdef int walk_tree(_Buffers b, tmw_node *root) except -1:
             rec = b.new_rec()
             set_rec(rec, &b.recs[up], up, item, code, slot)
             up = b.n_recs - 1
-            seam = BROKEN  # a child node's text is not its parent's: a break in the parent's
+            seam = end = BROKEN  # a child node's text is not its parent's: a break in the parent's
         elif code < 0 or code_seam[code] == SEAM_INLINE:
             seam = OPENED
-        else:
-            seam = BROKEN if code_seam[code] == SEAM_BREAK else 0
+            end = CLOSED
+        elif code_seam[code] == SEAM_BREAK:
+            seam = end = BROKEN
+        else:  # <wbr>
+            seam = end = 0
         b.recs[seam_of].seam |= seam
         if sp == b.cap_stack:
             b.push()
@@ -780,7 +783,7 @@ cdef int walk_tree(_Buffers b, tmw_node *root) except -1:
         b.stack[sp].up = up
         b.stack[sp].anchor = anchor
         b.stack[sp].seam_of = seam_of
-        b.stack[sp].seam = CLOSED if seam == OPENED else seam
+        b.stack[sp].seam = end
         sp += 1
     return 0
 
@@ -854,13 +857,17 @@ cdef tuple python_own(_Buffers b, Rec *rec, Py_ssize_t width, list texts, Py_ssi
     cdef list parts = []
     cdef Py_ssize_t p = rec.head, tok, k, wl, current = 0, lines = 0, last = 0, s = 0
     cdef Py_UCS4 ch
+    cdef bint broken = False  # a white-space part since the last part kept: a break (as in Python)
     while p >= 0:
         text = PyUnicode_DecodeUTF8(<const char *> b.parts[p].data, b.parts[p].length, "replace")
         if text and not text.isspace():
-            if parts and b.parts[p].glue:  # (wraparound is off: no parts[-1])
+            if parts and b.parts[p].glue and not broken:  # (wraparound is off: no parts[-1])
                 parts[len(parts) - 1] += text
             else:
                 parts.append(text)
+            broken = False
+        elif text:
+            broken = True
         p = b.parts[p].next
     cdef list words = " ".join(parts).split()
     texts[i] = " ".join(words)
@@ -923,10 +930,14 @@ cdef inline unsigned char seam_kind(tmw_node *node) except 255:
     return SEAM_INLINE if code < 0 else code_seam[code]
 
 
+cdef inline unsigned char end_seam(unsigned char kind) noexcept:
+    return BROKEN if kind == SEAM_BREAK else CLOSED if kind == SEAM_INLINE else 0
+
+
 def joined_text(size_t node_id):
     """html/pagelets._joined_text in C: the text nodes below the element at
     `node_id` in document order, a space between two of them where a break
-    starts or ends, or an inline element ends and another starts; None when a
+    starts or ends, or an inline element starts and one ends; None when a
     text node is not valid UTF-8 (the caller takes the Python walk, which
     decodes each text node as selectolax does)."""
     if not ready:
@@ -956,18 +967,20 @@ def joined_text(size_t node_id):
                     seam = 0
             elif cur.type == ELEMENT:
                 kind = seam_kind(cur)
-                if kind != SEAM_NONE:
-                    seam |= BROKEN if kind == SEAM_BREAK else OPENED
-                    if cur.first_child != NULL:
-                        cur = cur.first_child
-                        continue
-                    seam |= BROKEN if kind == SEAM_BREAK else CLOSED
+                if kind == SEAM_BREAK:
+                    seam |= BROKEN
+                elif kind == SEAM_INLINE:
+                    seam |= OPENED
+                if cur.first_child != NULL:
+                    cur = cur.first_child
+                    continue
+                seam |= end_seam(kind)
             # on to the next node in document order, ending the elements left
             while cur.next == NULL:
                 cur = cur.parent
                 if cur == top or cur == NULL:
                     return PyUnicode_DecodeUTF8(w.buf, w.length, NULL)
-                seam |= BROKEN if seam_kind(cur) == SEAM_BREAK else CLOSED
+                seam |= end_seam(seam_kind(cur))
             cur = cur.next
         return PyUnicode_DecodeUTF8(w.buf, w.length, NULL)
     finally:
@@ -1178,7 +1191,8 @@ PROBE_HTML = """<!DOCTYPE html><html lang="en"><head><title>t</title></head>
 </ul> run two<span>\u00a0</span> <b>bold run</b><ul><li><a href="/4">4</a><a href="/5">5</a><a href="/6">6.</a>
 </li></ul></div><p class="\u00e9l\u00e8ve">\u00e9</p><nav>n</nav><menu><li>m</li></menu><hr><pre>  pre  text  </pre>
 <p><span class=dropcap>T</span>he un<em>be</em>lie<wbr>vable<br>x<img src=y>z <a href="/q">a</a>b<a href="/r">c</a>.
-<b>x</b><i>y</i> w<input value=v>v<select><option>o</option></select>s</p>
+<b>x</b><i>y</i> w<input value=v>v<select><option>o</option></select>s Hel<span></span>lo<i></i><b>!</b>
+<em>e</em><a id=t></a><em>f</em> a<svg><wbr>x</wbr><text>t</text></svg>b <b>　</b>c</p>
 <div hidden>hidden</div></body></html>"""
 
 

@@ -46,7 +46,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from templatemine.html.pagelets import TEXT_BREAK_TAGS
+from templatemine.html.pagelets import _BREAK, _INLINE, TEXT_BREAK_TAGS, seam_kind
 from templatemine.report.density import WRAP_WIDTH, wrap
 
 BLOCK_TAGS = frozenset(
@@ -299,8 +299,9 @@ class _Acc:
         self.seam = 0  # what lies between its last own text node and the next (_OPENED | _CLOSED | _BROKEN)
 
 
-# what a node's next own text node is apart from its last (html/pagelets.element_text's seams):
-# an inline element started, one ended, a break (a block, a child node, <br>, white space)
+# what lies between a node's last own text node and its next (html/pagelets._joined_text's seams):
+# an inline element started, one ended, a break (a block, a child node, <br>, white space); a
+# break, or a start and an end, put a space between them
 _OPENED, _CLOSED, _BROKEN = 1, 2, 4
 
 
@@ -362,11 +363,17 @@ def dom_nodes(root, pagelet_of: dict[int, int], split: set[int], text_runs: dict
             acc.own_pagelets.extend(text_runs.get(mid, ()))
             up = len(accs)
             accs.append(acc)
-            seam = _BROKEN  # a child node's text is not its parent's: a break in the parent's
+            seam = end = _BROKEN  # a child node's text is not its parent's: a break in the parent's
         else:
-            seam = _BROKEN if tag in TEXT_BREAK_TAGS else 0 if tag == "wbr" else _OPENED
+            kind = seam_kind(tag)
+            if kind == _BREAK:
+                seam = end = _BROKEN
+            elif kind == _INLINE:
+                seam, end = _OPENED, _CLOSED
+            else:  # <wbr>
+                seam = end = 0
         accs[seam_of].seam |= seam
-        stack.append((item.child, up, anchor, pg, seam_of, _CLOSED if seam == _OPENED else seam))
+        stack.append((item.child, up, anchor, pg, seam_of, end))
     return _feature_matrix(accs, width) if arrays else _features(accs, width)
 
 

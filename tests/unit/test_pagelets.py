@@ -172,6 +172,9 @@ def test_text_joins_as_a_reader_reads_it():
         "<div>one<div>two</div>three<br>four<p>five</p></div>": "one two three four five",
         "<p><a href=/>Home</a><a href=/b>About</a></p>": "Home About",
         "<p>photo<img src=x.png>caption</p>": "photo caption",
+        "<p>Nov 20 2019<span class=divider></span>4:29 AM <i class=icon></i>Home</p>": "Nov 20 2019 4:29 AM Home",
+        "<p>a<svg><wbr>x</wbr><text>t</text></svg>b</p>": "a xt b",
+        "<p>Posted by<!-- a --> <!-- b -->Monday</p>": "Posted by Monday",
         "<table><tr><td>a</td><td>b</td></tr><tr><th>c</th></tr></table>": "a b c",
         "<p>  spaced   <b> bold </b>  out  </p>": "spaced bold out",
     }
@@ -214,3 +217,7 @@ def test_pagelet_runs_and_anchor_texts_join_the_same_way():
     assert [p.text for p in _partition(html)] == ["Reading list", "Home B C", "tail"]
     page = PageParser(PageConfig()).parse("https://example.org/", html)
     assert [link.anchor_text for link in page.links][:1] == ["Home"]
+    # a run keeps white space between comments and goes on across <wbr> (found in review)
+    html = ('<html><body>Posted by<!-- a --> <!-- b -->Monday, hy<wbr>phen <div><a href="/a">A</a>'
+            '<a href="/b">B</a><a href="/c">C</a></div></body></html>')
+    assert [p.text for p in _partition(html)] == ["Posted by Monday, hyphen", "A B C"]

@@ -79,6 +79,8 @@ BAD_UTF8 = {  # bytes: Lexbor keeps bad UTF-8, selectolax decodes it with U+FFFD
         b"<body><div><span>\xff</span><ul><li><a href=1>a</a><a href=2>b</a><a href=3>c\xc0</a></li></ul>"
         b"</div><p class='\xffside nav'>\xf4\x90\x80\x80 \xc3</p></body>"),
     "bad bytes across seams": b"<body><p>a\xff<b>b</b>c <a href=1>d\xe2</a>e f<i>g</i><b>h\xc0</b>i</p></body>",
+    # a white-space text node that is not ASCII between a bad-UTF-8 part and the next (found in review)
+    "bad bytes and a wide space": b"<body><p>a\xff<b>&nbsp;</b>c d<i>\xe3\x80\x80</i>e\xfe</p></body>",
 }
 
 
@@ -231,9 +233,9 @@ def test_own_text_seams_in_both_walks(monkeypatch):
     meet), in the compiled walk as in Python; a word joined across an <a>'s
     edge counts as anchor text once (link density at most 1)."""
     html = ("<body><p><span class=dropcap>T</span>he un<em>believ</em>able <a href='/h'>Haiku</a>, "
-            "x<b>y</b><i>z</i> a<br>b c<wbr>d <a href='/1'>a</a>b<a href='/2'>c</a></p>"
+            "x<b>y</b><i>z</i> a<br>b c<wbr>d <a href='/1'>a</a>b<a href='/2'>c</a> Hel<span></span>lo</p>"
             "<div>lead<div>block</div>tail <b>in<i>ner</i></b>most</div></body>")
-    want = ["", "The unbelievable Haiku, xy z a b cd abc", "lead tail innermost", "block"]
+    want = ["", "The unbelievable Haiku, xy z a b cd abc Hel lo", "lead tail innermost", "block"]
     for arrays in (python_walk(html, monkeypatch), F.page_nodes(html, arrays=True)):
         assert arrays.texts == want
         link_density = arrays.features[:, F.FEATURES.index("link_density")]
