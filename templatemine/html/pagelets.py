@@ -295,7 +295,7 @@ def partition(root, root_path: str, count: dict[int, int], split: set[int]) -> l
         n_runs = 0
         seen: dict[str, int] = {}
         for child in node.iter(include_text=True):
-            if child.is_element_node and child.tag != "wbr":  # (<wbr> is no seam: the run goes on)
+            if child.is_element_node:  # (a <wbr> too: etdm and the report number runs the same way)
                 if run:
                     text = _clean("".join(run))
                     run = []

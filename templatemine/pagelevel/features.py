@@ -677,7 +677,7 @@ def _walk_names() -> dict:
     (`_walk.setup`): block, anchor kind, group, cue bits, seam kind."""
     tags = BLOCK_TAGS | TEXT_BREAK_TAGS | {"a", "area", "wbr"} | TAG_BITS.keys() | _GROUP_OF.keys()
     return {t: (t in BLOCK_TAGS, 1 if t == "a" else 2 if t == "area" else 0, _GROUP_OF.get(t, -1),
-                TAG_BITS.get(t, 0), 1 if t in TEXT_BREAK_TAGS else 2 if t == "wbr" else 0) for t in tags}
+                TAG_BITS.get(t, 0), seam_kind(t)) for t in tags}
 
 
 def _setup_compiled():

@@ -66,6 +66,10 @@ CASES = {
         "<tr><td><table><tr><td>nested</td></tr></table></td></tr></table><form><fieldset><legend>l</legend>"
         "<textarea>ta</textarea><button>go</button><input value='v'></fieldset></form>"
         "<dl><dt>t</dt><dd>d</dd></dl><details><summary>s</summary>details</details><iframe>if</iframe></body>"),
+    "a <wbr> with children in a split element": (  # svg/MathML content; found in review
+        "<body><p>p</p><math><mi><a href=1>a</a><a href=2>b</a><a href=3>c</a></mi>x<wbr>hidden</wbr>y</math>"
+        "<svg><g><a href=4>d</a><a href=5>e</a><a href=6>f</a></g>x<wbr><g><a href=7>g</a><a href=8>h</a>"
+        "<a href=9>i</a></g><text>t</text></wbr>y</svg></body>"),
     "seams between text nodes": (
         "<body><p><span class=dropcap>T</span>he un<em>believ</em>able <a href='/h'>Haiku</a>, x<b>y</b><i>z</i>"
         " a<br>b c<wbr>d e&nbsp;<span>f</span>g h<img src=x>i j<!-- c -->k <a href='/1'>a</a>b<a href='/2'>c</a>"
