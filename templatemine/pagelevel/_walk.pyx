@@ -128,7 +128,7 @@ cdef enum:
     WS_TABLE = 0x3001  # str.isspace() is checked up to U+3000; no code point above is whitespace (unit-tested)
     F_PAGELET = 1
     F_SPLIT = 2
-    # features._OPENED / _CLOSED / _BROKEN: what lies between a node's last own text node and its next
+    # html/pagelets.OPENED / CLOSED / BROKEN: what lies between a node's last own text node and its next
     OPENED = 1
     CLOSED = 2
     BROKEN = 4

@@ -46,7 +46,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from templatemine.html.pagelets import _BREAK, _INLINE, TEXT_BREAK_TAGS, seam_kind
+from templatemine.html.pagelets import BROKEN, SEAM_END, SEAM_START, TEXT_BREAK_TAGS, seam_kind, spaced
 from templatemine.report.density import WRAP_WIDTH, wrap
 
 BLOCK_TAGS = frozenset(
@@ -296,13 +296,9 @@ class _Acc:
         self.parts: list[str] = []  # own text nodes; one joined across a seam without space
         self.anchor_tokens = 0
         self.links = 0
-        self.seam = 0  # what lies between its last own text node and the next (_OPENED | _CLOSED | _BROKEN)
-
-
-# what lies between a node's last own text node and its next (html/pagelets._joined_text's seams):
-# an inline element started, one ended, a break (a block, a child node, <br>, white space); a
-# break, or a start and an end, put a space between them
-_OPENED, _CLOSED, _BROKEN = 1, 2, 4
+        # what lies between its last own text node and the next (html/pagelets.spaced), where a
+        # child node and white space are breaks too
+        self.seam = 0
 
 
 def dom_nodes(root, pagelet_of: dict[int, int], split: set[int], text_runs: dict[int, list[int]],
@@ -335,7 +331,7 @@ def dom_nodes(root, pagelet_of: dict[int, int], split: set[int], text_runs: dict
             text = item.text_content
             if text and not text.isspace():
                 acc = accs[up]
-                if acc.parts and not (acc.seam & _BROKEN or acc.seam == _OPENED | _CLOSED):
+                if acc.parts and not spaced(acc.seam):
                     acc.parts[-1] += text
                 else:
                     acc.parts.append(text)
@@ -343,7 +339,7 @@ def dom_nodes(root, pagelet_of: dict[int, int], split: set[int], text_runs: dict
                 if anchor:
                     acc.anchor_tokens += len(text.split())
             elif text:
-                accs[up].seam |= _BROKEN
+                accs[up].seam |= BROKEN
             continue
         if not item.is_element_node:
             continue
@@ -363,15 +359,10 @@ def dom_nodes(root, pagelet_of: dict[int, int], split: set[int], text_runs: dict
             acc.own_pagelets.extend(text_runs.get(mid, ()))
             up = len(accs)
             accs.append(acc)
-            seam = end = _BROKEN  # a child node's text is not its parent's: a break in the parent's
+            seam = end = BROKEN  # a child node's text is not its parent's: a break in the parent's
         else:
             kind = seam_kind(tag)
-            if kind == _BREAK:
-                seam = end = _BROKEN
-            elif kind == _INLINE:
-                seam, end = _OPENED, _CLOSED
-            else:  # <wbr>
-                seam = end = 0
+            seam, end = SEAM_START[kind], SEAM_END[kind]
         accs[seam_of].seam |= seam
         stack.append((item.child, up, anchor, pg, seam_of, end))
     return _feature_matrix(accs, width) if arrays else _features(accs, width)
