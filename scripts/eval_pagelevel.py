@@ -175,7 +175,7 @@ def ablation(model, corpus: str) -> dict:
                 ns = nodes[path].get(u) or []
                 r = judge_page([n.parent for n in ns], [n.features for n in ns], [n.n_tokens for n in ns],
                                [n.text for n in ns], model, sc, unlikely=[n.unlikely for n in ns],
-                               article=[n.article for n in ns]) if ns else None
+                               article=[n.article for n in ns], at=[n.text_at for n in ns]) if ns else None
                 by[registered_domain(url_host(u)) if corpus != "sites" else ""].append(
                     prf(r.clean_text if r else "", g))
             per_file.append(site_means(by))

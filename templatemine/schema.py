@@ -67,6 +67,7 @@ NODE_FIELDS = _struct(
     ("features", ArrayType(FloatType(), containsNull=False), False),  # pagelevel.features.FEATURES order
     ("unlikely", BooleanType(), False),  # in an unlikely candidate's subtree (features.UNLIKELY_CANDIDATES)
     ("article", BooleanType(), False),  # in the page's article (Readability's top candidate + siblings) or an <h1>
+    ("text_at", IntegerType(), False),  # its parent's own words before it: where its text goes (document order)
 )
 
 _RECORD_COLUMNS = (

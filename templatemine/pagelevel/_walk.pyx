@@ -592,6 +592,7 @@ cdef struct Rec:
     int64_t parent, depth, cues, inside, anchor, links, group
     size_t node  # the Lexbor node (a LexborNode's mem_id), for the NODES rows' labels and pagelets
     Py_ssize_t head, tail  # own text nodes: first and last index into the parts list (-1: none)
+    Py_ssize_t after  # its parent's last own text node before it (-1: none): `text_at` is that part's `upto`
     unsigned char is_pagelet, is_split
     unsigned char seam  # OPENED | CLOSED | BROKEN since its last own text node
 
@@ -601,6 +602,7 @@ cdef struct Part:
     size_t length
     Py_ssize_t next
     bint glue  # joins the node's previous own text node without a space
+    Py_ssize_t upto  # the node's own words up to the end of this part (set by `columns`)
 
 
 cdef struct Frame:
@@ -694,6 +696,7 @@ cdef int set_rec(Rec *rec, Rec *parent, Py_ssize_t up, tmw_node *node, int code,
     rec.links = 0
     rec.group = code_group[code] if code >= 0 else -1
     rec.head = rec.tail = -1
+    rec.after = parent.tail if parent != NULL else -1
     rec.node = <size_t> node
     rec.is_pagelet = slot != NULL and (slot.flags & F_PAGELET) != 0
     rec.is_split = slot != NULL and (slot.flags & F_SPLIT) != 0
@@ -799,8 +802,10 @@ cdef tuple columns(_Buffers b, Py_ssize_t width):
     group_a = np.empty(n, dtype=np.int64)
     pagelet_a = np.empty(n, dtype=np.bool_)
     split_a = np.empty(n, dtype=np.bool_)
+    at_a = np.zeros(n, dtype=np.int64)
     cdef double[:, ::1] own = own_a
     cdef int64_t[::1] parent = parent_a, depth = depth_a, cues = cues_a, inside = inside_a, group = group_a
+    cdef int64_t[::1] at = at_a
     cdef unsigned char[::1] is_pl = pagelet_a.view(np.uint8), is_sp = split_a.view(np.uint8)
     cdef list texts = [""] * n
     cdef Py_ssize_t i, p, tok, s, last, lines, anchor
@@ -818,6 +823,8 @@ cdef tuple columns(_Buffers b, Py_ssize_t width):
         is_pl[i] = rec.is_pagelet
         is_sp[i] = rec.is_split
         own[i, 2] = <double> rec.links
+        if rec.after >= 0:  # the parent (an earlier node) has set its parts' `upto`
+            at[i] = b.parts[rec.after].upto
         if rec.head < 0:
             continue
         own_reset(w)
@@ -825,6 +832,7 @@ cdef tuple columns(_Buffers b, Py_ssize_t width):
         bad = 0
         while p >= 0 and not bad:
             bad = own_add(w, b.parts[p].data, b.parts[p].length, width, b.parts[p].glue)
+            b.parts[p].upto = w.tokens + (1 if w.in_word else 0)  # a word still open ends at the next break
             p = b.parts[p].next
         if bad:
             tok, lines, last, s = python_own(b, rec, width, texts, i)
@@ -848,7 +856,7 @@ cdef tuple columns(_Buffers b, Py_ssize_t width):
             own[i, 6] = <double> tok
         else:
             own[i, 7] = <double> tok
-    return parent_a, depth_a, own_a, texts, cues_a, inside_a, group_a, pagelet_a, split_a
+    return parent_a, depth_a, own_a, texts, cues_a, inside_a, group_a, pagelet_a, split_a, at_a
 
 
 cdef tuple python_own(_Buffers b, Rec *rec, Py_ssize_t width, list texts, Py_ssize_t i):
@@ -856,6 +864,7 @@ cdef tuple python_own(_Buffers b, Rec *rec, Py_ssize_t width, list texts, Py_ssi
     decodes them, then the Python walk's own code."""
     cdef list parts = []
     cdef Py_ssize_t p = rec.head, tok, k, wl, current = 0, lines = 0, last = 0, s = 0
+    cdef Py_ssize_t before = 0  # words of the parts before the last
     cdef Py_UCS4 ch
     cdef bint broken = False  # a white-space part since the last part kept: a break (as in Python)
     while p >= 0:
@@ -864,10 +873,13 @@ cdef tuple python_own(_Buffers b, Rec *rec, Py_ssize_t width, list texts, Py_ssi
             if parts and b.parts[p].glue and not broken:  # (wraparound is off: no parts[-1])
                 parts[len(parts) - 1] += text
             else:
+                if parts:
+                    before += len(parts[len(parts) - 1].split())
                 parts.append(text)
             broken = False
         elif text:
             broken = True
+        b.parts[p].upto = before + (len(parts[len(parts) - 1].split()) if parts else 0)
         p = b.parts[p].next
     cdef list words = " ".join(parts).split()
     texts[i] = " ".join(words)

@@ -17,9 +17,12 @@ here is an element that is
     that every pagelet is a node and labels from the site-level run map onto
     nodes exactly),
 and that holds text or links. The root is <body>. Text inside inline elements
-is the *own text* of the nearest node above it; the page's visible text is the
-concatenation of all own texts in document order, each exactly once, so
-removing a set of nodes' own text removes exactly that text.
+is the *own text* of the nearest node above it; the page's visible text is
+made of all own texts, each exactly once, so removing a set of nodes' own text
+removes exactly that text. Own text may go on after a child node
+(`<div>Intro <p>para</p> more</div>`: "Intro more"), so each node carries
+`text_at`, the number of its parent's own words before it, and the text is put
+back in document order by `model.document_text`.
 
 Placement on screen needs a renderer; its static stand-ins are document order
 (the node's preorder rank and the share of the page's tokens before it) and
@@ -183,6 +186,7 @@ class DomNode(NamedTuple):
     features: list[float]
     unlikely: bool  # in the subtree of an unlikely candidate (Readability's rule, UNLIKELY_CANDIDATES)
     article: bool  # in the page's article (Readability's top candidate and the siblings it joins) or an <h1>
+    text_at: int  # where its subtree's text goes in its parent's own text: the parent's own words before it
 
 
 def node_rows(root, pagelets, split: set[int], width: int = WRAP_WIDTH, arrays: bool = False):
@@ -221,7 +225,8 @@ def page_nodes(html: str, k: int = 3, width: int = WRAP_WIDTH, arrays: bool = Fa
     root = page_root(tree)
     if root is None:
         return PageArrays(np.zeros(0, np.int64), np.zeros((0, N_FEATURES)), np.zeros(0, np.int64), [],
-                          np.zeros(0, np.int64), np.zeros(0, bool), np.zeros(0, bool)) if arrays else []
+                          np.zeros(0, np.int64), np.zeros(0, bool), np.zeros(0, bool),
+                          np.zeros(0, np.int64)) if arrays else []
     links = root.css(LINK_SELECTOR)
     if arrays and c_pagelets and _compiled is not None:  # pagelets, split elements and nodes in C (_walk.pyx)
         return _node_matrix(*_compiled.page(root.mem_id, [link.mem_id for link in links], k, width))
@@ -286,7 +291,7 @@ def _label_of(tag: str, id_value: str | None, class_value: str | None) -> str:
 class _Acc:
     """What a node accumulates while the DOM is walked."""
     __slots__ = ("parent", "depth", "tag", "label", "pagelet", "own_pagelets", "parts", "anchor_tokens", "links",
-                 "cues", "inside", "is_pagelet", "is_split", "seam")
+                 "cues", "inside", "is_pagelet", "is_split", "seam", "at", "counted", "words")
 
     def __init__(self, parent, depth, tag, label, pagelet, cues, inside, is_pagelet, is_split):
         self.parent, self.depth, self.tag, self.label = parent, depth, tag, label
@@ -299,6 +304,16 @@ class _Acc:
         # what lies between its last own text node and the next (html/pagelets.spaced), where a
         # child node and white space are breaks too
         self.seam = 0
+        self.at = 0  # its parent's own words before it (`text_at`)
+        self.counted = self.words = 0  # its own parts counted so far, and their words
+
+    def words_so_far(self) -> int:
+        """Own words up to here: a child node starts after them. Every part
+        is closed by then (a child node is a break), so parts are counted once."""
+        for part in self.parts[self.counted:]:
+            self.words += len(part.split())
+        self.counted = len(self.parts)
+        return self.words
 
 
 def dom_nodes(root, pagelet_of: dict[int, int], split: set[int], text_runs: dict[int, list[int]],
@@ -357,6 +372,7 @@ def dom_nodes(root, pagelet_of: dict[int, int], split: set[int], text_runs: dict
             acc = _Acc(up, parent.depth + 1, tag, _label(tag, a), pg, cue_bits(tag, a),
                        parent.inside | parent.cues, mid in pagelet_of, mid in split)
             acc.own_pagelets.extend(text_runs.get(mid, ()))
+            acc.at = parent.words_so_far()
             up = len(accs)
             accs.append(acc)
             seam = end = BROKEN  # a child node's text is not its parent's: a break in the parent's
@@ -415,6 +431,7 @@ class PageArrays(NamedTuple):
     keep: np.ndarray  # index into the walk's nodes
     unlikely: np.ndarray  # bool: in the subtree of an unlikely candidate
     article: np.ndarray  # bool: in the page's article or an <h1> (`_article`; all True: no article found)
+    at: np.ndarray  # int64: the parent's own words before the node (DomNode.text_at; model.document_text)
 
 
 def _features(accs: list[_Acc], width: int) -> list[DomNode]:
@@ -431,11 +448,12 @@ def _rows(a: PageArrays, depth: list[int], labels: list[str], pagelet: list[int]
     parent = a.parent.tolist()
     t_int = a.n_tokens.tolist()
     unlikely, article = a.unlikely.tolist(), a.article.tolist()
+    at = a.at.tolist()
     out: list[DomNode] = []
     for new, i in enumerate(a.keep.tolist()):
         text = a.texts[new]
         out.append(DomNode(new, parent[new], depth[i], labels[i], pagelet[i], own_pagelets[i] if text else [],
-                           text, t_int[new], rows[new], unlikely[new], article[new]))
+                           text, t_int[new], rows[new], unlikely[new], article[new], at[new]))
     return out
 
 
@@ -465,14 +483,18 @@ def _feature_matrix(accs: list[_Acc], width: int) -> PageArrays:
                         np.array([a.inside for a in accs], dtype=np.int64),
                         np.array([_GROUP_OF.get(a.tag, -1) for a in accs], dtype=np.int64),
                         np.array([a.is_pagelet for a in accs], dtype=bool),
-                        np.array([a.is_split for a in accs], dtype=bool))
+                        np.array([a.is_split for a in accs], dtype=bool),
+                        np.array([a.at for a in accs], dtype=np.int64))
 
 
 def _node_matrix(parent: np.ndarray, depth: np.ndarray, own: np.ndarray, texts: list[str], cues: np.ndarray,
-                 inside: np.ndarray, group: np.ndarray, is_pagelet: np.ndarray, is_split: np.ndarray) -> PageArrays:
+                 inside: np.ndarray, group: np.ndarray, is_pagelet: np.ndarray, is_split: np.ndarray,
+                 at: np.ndarray) -> PageArrays:
     """`_feature_matrix` from per-node columns (the Python walk's or the
     compiled one's, pagelevel/_walk.pyx): parent, depth, the own matrix, own
-    texts, cue / inside bits, TAG_GROUPS index (-1 none), pagelet / split flags."""
+    texts, cue / inside bits, TAG_GROUPS index (-1 none), pagelet / split flags,
+    the parent's own words before the node. A dropped node holds no words, so
+    a kept node's `at` still counts its (kept) parent's words."""
     n = len(parent)
     levels = _levels(depth)
     sub = _subtree_sums(parent, levels, own)
@@ -515,7 +537,7 @@ def _node_matrix(parent: np.ndarray, depth: np.ndarray, own: np.ndarray, texts: 
     article = _article(parent, levels, cues_all, group_all, texts, unlikely,
                        np.where(tokens > 0, anchor / np.maximum(tokens, 1), 0.0), children)
     return PageArrays(new_parent, f, t.astype(np.int64), [texts[i] for i in keep.tolist()], keep, unlikely[keep],
-                      article[keep])
+                      article[keep], at[keep])
 
 
 _TABLE, _HEADING = list(TAG_GROUPS).index("table"), list(TAG_GROUPS).index("heading")
@@ -723,7 +745,7 @@ def _same_arrays(a: PageArrays, b: PageArrays) -> bool:
     """Bit for bit."""
     return (all(x.dtype == y.dtype and x.shape == y.shape and x.tobytes() == y.tobytes()
                 for x, y in ((a.parent, b.parent), (a.features, b.features), (a.n_tokens, b.n_tokens),
-                             (a.keep, b.keep)))
+                             (a.keep, b.keep), (a.at, b.at)))
             and a.unlikely.tobytes() == b.unlikely.tobytes() and a.article.tobytes() == b.article.tobytes()
             and a.texts == b.texts)
 

@@ -247,8 +247,65 @@ class PageResult:
     site_template_tokens: int = 0  # of template_tokens: own text the site-level run removed (`forced_text`)
 
 
+def document_order(parent, texts, words, at) -> Callable[[list], str]:
+    """The clean text of a set of kept nodes (a bool per node): their own
+    texts in document order. A node's own text may go on after a child node
+    (`<div>Intro <p>para</p> more</div>`, or text around an element Figure 3
+    splits out), so the preorder of the nodes is not the order of the words:
+    `at` (PageArrays.at, NODES.text_at) gives, per node, its parent's own words
+    before it, and the own texts are cut there into pieces, once per page.
+    Where no node has its parent's words after it (and with `at` None: nodes
+    written before the column) the pieces are the own texts in preorder."""
+    n = len(texts)
+
+    def preorder(kept) -> str:
+        return " ".join(filter(None, compress(texts, kept)))
+
+    if at is None or n < 2:
+        return preorder
+    p = np.asarray(parent, dtype=np.int64)
+    a = np.asarray(at, dtype=np.int64)
+    early = np.flatnonzero(a[1:] < words[p[1:]]) + 1  # nodes with words of their parent after them
+    if not len(early):
+        return preorder
+    # every piece gets a key (b, o): it goes just before node b (n: at the end),
+    # after the pieces there of nodes nested deeper (o = -node: a descendant
+    # has the larger preorder index); a node's first piece goes at its own
+    # index, after what ends there (o = n)
+    cut = np.unique(p[early])
+    has_words = words > 0
+    has_words[cut] = False
+    whole = np.flatnonzero(has_words)
+    b, o, owner = [whole], [np.full(len(whole), n)], [whole]
+    pieces = [texts[j] for j in whole.tolist()]
+    for i in cut.tolist():
+        kids = np.flatnonzero(p == i)  # in document order
+        bounds = np.minimum(a[kids], words[i]).tolist()
+        outside = np.flatnonzero(p[i + 1:] < i)  # the first node after i's subtree
+        ends = kids[1:].tolist() + [i + 1 + int(outside[0]) if len(outside) else n]
+        split = texts[i].split()
+        lo, piece_b, piece_o = 0, [], []
+        for hi, at_b, at_o in zip(bounds + [int(words[i])], [i] + ends, [n] + [-i] * len(ends)):
+            if hi > lo:
+                pieces.append(" ".join(split[lo:hi]))
+                piece_b.append(at_b)
+                piece_o.append(at_o)
+                lo = hi
+        b.append(np.array(piece_b, dtype=np.int64))
+        o.append(np.array(piece_o, dtype=np.int64))
+        owner.append(np.full(len(piece_b), i, dtype=np.int64))
+    order = np.lexsort((np.concatenate(o), np.concatenate(b)))
+    ordered = [pieces[k] for k in order.tolist()]
+    owner_of = np.concatenate(owner)[order]
+
+    def in_order(kept) -> str:
+        return " ".join(compress(ordered, np.asarray(kept, dtype=bool)[owner_of].tolist()))
+
+    return in_order
+
+
 def judge_page(parent, features, n_tokens, texts, model: PageModel, scoring: Scoring = Scoring(),
-               forced=None, forced_text=None, unlikely=None, article=None, content=None) -> PageResult:
+               forced=None, forced_text=None, unlikely=None, article=None, content=None, at=None) -> PageResult:
     """Score a page's nodes, smooth over the tree, and keep the own text of the
     nodes below the threshold. Hybrid mode: `forced` (bool per node) marks the
     nodes whose whole subtree the site-level run found to be template, and
@@ -268,19 +325,22 @@ def judge_page(parent, features, n_tokens, texts, model: PageModel, scoring: Sco
     documentation page of many tables, where one table wins, keeps it). The
     article changes `text_template` and the text, not the model's `template`.
     A page the smoothing would leave without text while the raw classifier
-    keeps some is judged raw (its y is then x, one section per node)."""
+    keeps some is judged raw (its y is then x, one section per node).
+    `at` (PageArrays.at) puts the clean text in document order
+    (`document_order`; None: the own texts in preorder)."""
     words = np.fromiter(map(len, map(str.split, texts)), dtype=np.int64, count=len(texts))  # own tokens per node
+    join = document_order(parent, texts, words, at)
     known = np.asarray(content, dtype=bool) if content is not None and scoring.site_labels else None
     f = np.asarray(features, dtype=np.float64).reshape(len(texts), len(model.features))
     x = model.templateness(f, np.asarray(n_tokens, dtype=np.int64), scoring.pu, known)  # once, for every pass
-    r = _judge_unlikely(parent, x, texts, words, scoring, forced, forced_text, unlikely)
+    r = _judge_unlikely(parent, x, texts, words, join, scoring, forced, forced_text, unlikely)
     if scoring.smooth and not r.clean_text and words.any():
         # the smoothing makes the page's decisions coherent; it must not erase
         # a page the classifier keeps text on (a section of many small
         # template-like nodes outvoting the few paragraphs beside it, the
         # seed's unweighted L1): judged raw then, as Readability retries
-        raw = _judge_unlikely(parent, x, texts, words, replace(scoring, smooth=False), forced, forced_text,
-                              unlikely)
+        raw = _judge_unlikely(parent, x, texts, words, join, replace(scoring, smooth=False), forced,
+                              forced_text, unlikely)
         if raw.clean_text:
             r = raw
     if forced_text is not None:
@@ -297,21 +357,21 @@ def judge_page(parent, features, n_tokens, texts, model: PageModel, scoring: Sco
         return r
     cut = int(words[outside].sum())
     r.text_template = r.text_template | outside
-    r.clean_text = " ".join(compress(texts, inside.tolist()))
+    r.clean_text = join(inside.tolist())
     r.template_tokens += cut
     r.outside_article_tokens = cut
     return r
 
 
-def _judge_unlikely(parent, x, texts, words, scoring: Scoring, forced, forced_text, unlikely) -> PageResult:
+def _judge_unlikely(parent, x, texts, words, join, scoring: Scoring, forced, forced_text, unlikely) -> PageResult:
     """judge_page before the article: the model's scores `x`, with the unlikely candidates."""
     u = np.asarray(unlikely, dtype=bool) if unlikely is not None and scoring.unlikely else None
     if u is None or not u.any():
-        return _judge(parent, x, texts, words, scoring, forced, forced_text)
+        return _judge(parent, x, texts, words, join, scoring, forced, forced_text)
     site = forced if forced is not None else np.zeros(len(u), dtype=bool)
-    r = _judge(parent, x, texts, words, scoring, site | u, forced_text)
+    r = _judge(parent, x, texts, words, join, scoring, site | u, forced_text)
     if len(r.clean_text) < UNLIKELY_MIN_CHARS:
-        without = _judge(parent, x, texts, words, scoring, forced, forced_text)
+        without = _judge(parent, x, texts, words, join, scoring, forced, forced_text)
         if len(without.clean_text) > len(r.clean_text):
             return without
     keep_site = ~site if forced_text is None else ~(site | np.asarray(forced_text, dtype=bool))
@@ -334,7 +394,7 @@ def _on_grid(x: np.ndarray, grid: float, threshold: float) -> np.ndarray:
     return np.where((x >= threshold) & (r < threshold), threshold, r)
 
 
-def _judge(parent, x, texts, words, scoring: Scoring, forced, forced_text) -> PageResult:
+def _judge(parent, x, texts, words, join, scoring: Scoring, forced, forced_text) -> PageResult:
     """One pass: the scores `x` (the forced nodes at 1), smoothed, thresholded."""
     if forced is not None:
         x = np.where(forced, 1.0, x)
@@ -363,7 +423,7 @@ def _judge(parent, x, texts, words, scoring: Scoring, forced, forced_text) -> Pa
         text_template = text_template | forced
     if forced_text is not None:
         text_template = text_template | forced_text
-    kept = " ".join(compress(texts, (~text_template & (words > 0)).tolist()))
+    kept = join((~text_template & (words > 0)).tolist())
     return PageResult(x, y, template, text_template, n_sections, kept, int(words[text_template].sum()),
                       int(words.sum()))
 
@@ -375,7 +435,7 @@ def judge_html(html: str, model: PageModel, scoring: Scoring = Scoring()) -> Pag
 
     a = page_nodes(html, arrays=True)
     return judge_page(a.parent, a.features, a.n_tokens, a.texts, model, scoring, unlikely=a.unlikely,
-                      article=a.article)
+                      article=a.article, at=a.at)
 
 
 def subtree_labels(parent, own_label) -> np.ndarray:

@@ -89,8 +89,10 @@ def _judge_group(model: PageModel, scoring: Scoring):
             own = pdf["own_label"].to_numpy()
             labels = subtree_labels(parent, own)
             forced, own_site, content = labels == 1, own == 1, labels == 0
+        at = pdf["text_at"].to_numpy()
         r = judge_page(parent, features, pdf["n_tokens"].to_numpy(), texts, model, scoring, forced, own_site,
-                       pdf["unlikely"].to_numpy(dtype=bool), pdf["article"].to_numpy(dtype=bool), content)
+                       pdf["unlikely"].to_numpy(dtype=bool), pdf["article"].to_numpy(dtype=bool), content,
+                       None if (at < 0).any() else at)
         # a pagelet is page-template when every node of it with own text lost it; a
         # pagelet without text (a logo, a bar of icon links) when all its nodes are
         # template: else its links would stay in clean_links whatever the model said
@@ -122,11 +124,14 @@ def judged_pages(nodes: DataFrame, modes: DataFrame, template_pagelets: DataFram
                              else F.lit(False))
     nodes = nodes.withColumn("article", F.coalesce(F.col("article"), F.lit(True)) if "article" in nodes.columns
                              else F.lit(True))  # and without an article everything is in it
+    # and without text_at the clean text is the own texts in preorder (model.document_order)
+    nodes = nodes.withColumn("text_at", F.coalesce(F.col("text_at"), F.lit(-1)) if "text_at" in nodes.columns
+                             else F.lit(-1))
     labelled = (own_text_labels(nodes, template_pagelets) if template_pagelets is not None
                 else nodes.withColumn("own_label", F.lit(-1)))
     rows = labelled.join(modes.select("page_key", "mode"), "page_key").select(
         "page_key", "mode", "node", "parent", "pagelet_ordinal", "text", "n_tokens", "features", "own_label",
-        "unlikely", "article")
+        "unlikely", "article", "text_at")
     return rows.groupBy("page_key").applyInPandas(_judge_group(model, scoring), JUDGED_SCHEMA)
 
 

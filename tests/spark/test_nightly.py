@@ -205,10 +205,11 @@ def test_history_comes_from_delta(spark, run_a):
 
 
 def test_a_state_from_before_a_new_column_gains_it(spark, tmp_path):
-    """An older templatemine's state (nodes without `unlikely` and `article`):
-    the night's create_if_missing adds the columns, the old rows read null, new
-    rows keep theirs, and the page-level stage judges the old rows without the
-    rules (null `article`: all of the page is the article)."""
+    """An older templatemine's state (nodes without `unlikely`, `article` and
+    `text_at`): the night's create_if_missing adds the columns, the old rows
+    read null, new rows keep theirs, and the page-level stage judges the old
+    rows without the rules (null `article`: all of the page is the article;
+    null `text_at`: the own texts in preorder)."""
     from pyspark.sql import functions as F
 
     from templatemine import schema as S
@@ -225,11 +226,12 @@ def test_a_state_from_before_a_new_column_gains_it(spark, tmp_path):
     assert any(r[unlikely] for r in rows)  # the comment box is an unlikely candidate
     full = spark.createDataFrame(rows, S.NODES_SCHEMA)
     state = State(spark, str(tmp_path / "state"))
-    full.drop("unlikely", "article").write.format("delta").save(state.path(NODES))
+    full.drop("unlikely", "article", "text_at").write.format("delta").save(state.path(NODES))
     state.create_if_missing(NODES, S.NODES_SCHEMA)
     table = state.latest(NODES)
     assert table.columns == S.NODES_SCHEMA.names
-    assert table.where(F.col("unlikely").isNull() & F.col("article").isNull()).count() == len(rows)
+    assert table.where(F.col("unlikely").isNull() & F.col("article").isNull() & F.col("text_at").isNull()).count() \
+        == len(rows)
     state.merge(NODES, full.withColumn("page_key", F.lit(8).cast("long")), ["page_key", "node"], update_all=False)
     assert state.latest(NODES).where("page_key = 8 AND unlikely IS NULL").count() == 0
     modes = spark.createDataFrame([(7, "page"), (8, "page")], "page_key long, mode string")

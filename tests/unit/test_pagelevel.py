@@ -287,15 +287,16 @@ def test_the_grid_never_carries_a_score_across_the_threshold():
     """Rounded to the nearest grid point, 0.48 became 0.5, judged template: with
     c = 0, which only enforces monotonicity, smoothing removed a paragraph the
     classifier keeps (found in review)."""
-    from templatemine.pagelevel.model import _judge, _on_grid
+    from templatemine.pagelevel.model import _judge, _on_grid, document_order
 
     parent = np.array([-1, 0, 0])
     texts = ["", "A paragraph the classifier keeps.", "Another kept paragraph here."]
     words = np.array([len(t.split()) for t in texts])
+    join = document_order(parent, texts, words, None)
     for score in (0.48, 0.475, 0.4999):
         x = np.array([0.2, score, 0.2])
-        raw = _judge(parent, x, texts, words, Scoring(smoothing=0.0, smooth=False), None, None)
-        smoothed = _judge(parent, x, texts, words, Scoring(smoothing=0.0), None, None)
+        raw = _judge(parent, x, texts, words, join, Scoring(smoothing=0.0, smooth=False), None, None)
+        smoothed = _judge(parent, x, texts, words, join, Scoring(smoothing=0.0), None, None)
         assert smoothed.clean_text == raw.clean_text == " ".join(texts[1:]), score
     x = np.array([0.0, 0.02, 0.474, 0.475, 0.49, 0.5, 0.51, 0.524, 0.53, 0.97, 1.0])
     for threshold in (0.5, 0.52, 0.3):
@@ -493,7 +494,8 @@ def test_a_pagelet_without_text_is_template_when_all_its_nodes_are():
         "page_key": 1, "mode": "page", "node": [r.node for r in rows], "parent": [r.parent for r in rows],
         "pagelet_ordinal": [r.pagelet_ordinal for r in rows], "text": [r.text for r in rows],
         "n_tokens": [r.n_tokens for r in rows], "features": [np.array(r.features) for r in rows], "own_label": -1,
-        "unlikely": [r.unlikely for r in rows], "article": [r.article for r in rows]})
+        "unlikely": [r.unlikely for r in rows], "article": [r.article for r in rows],
+        "text_at": [r.text_at for r in rows]})
     judged = _judge_group(load_model(""), Scoring())(pdf)
     removed, template = set(judged["template_pagelets"].iat[0]), judged["template"].iat[0]
     by_pagelet: dict[int, list] = {}
@@ -506,3 +508,95 @@ def test_a_pagelet_without_text_is_template_when_all_its_nodes_are():
     for o, idx in wordless.items():
         assert (o in removed) == all(template[i] for i in idx), o
     assert any(o not in wordless for o in removed)  # the menu, which has words, still goes by its words
+
+
+def _emit_recursive(parent, texts, at, kept) -> str:
+    """document_order's reference: a node's own words up to each child's `at`,
+    then the child's subtree, then the rest, recursively."""
+    children: dict[int, list[int]] = {}
+    for j in range(1, len(parent)):
+        children.setdefault(int(parent[j]), []).append(j)
+    out: list[str] = []
+
+    def emit(i: int) -> None:
+        words, pos = texts[i].split(), 0
+        for c in children.get(i, []):
+            cut = min(int(at[c]), len(words))
+            if kept[i] and cut > pos:
+                out.append(" ".join(words[pos:cut]))
+            pos = max(pos, cut)
+            emit(c)
+        if kept[i] and len(words) > pos:
+            out.append(" ".join(words[pos:]))
+
+    emit(0)
+    return " ".join(out)
+
+
+def test_clean_text_is_in_document_order():
+    """Own text that goes on after a child node (text around a <p> in a <div>,
+    the text runs of an element Figure 3 splits) is put back where it was, not
+    after the node's whole subtree: the clean text reads as the page does."""
+    from templatemine.html.nesting import parse as parse_html
+    from templatemine.html.pagelets import element_text, page_root, strip_invisible
+    from templatemine.pagelevel.model import document_order
+
+    menu = "<span>" + "".join(f"<a href='/m{i}'>Menu {i}</a> " for i in range(3)) + "</span>"
+    html = ("<html><body><div>Intro <b>bo</b>ld <p>First paragraph.</p> middle words <p>Second.</p> tail</div>"
+            f"<p>See the {menu} and then the rest, Dr<b>op</b>cap.</p><p>End.</p></body></html>")
+    rows = page_nodes(html)
+    div = next(r for r in rows if r.text == "Intro bold middle words tail")
+    assert [r.text_at for r in rows if r.parent == div.node] == [2, 4]
+    a = page_nodes(html, arrays=True)
+    assert a.at.tolist() == [r.text_at for r in rows]
+    words = np.array([len(t.split()) for t in a.texts])
+    everything = document_order(a.parent, a.texts, words, a.at)([True] * len(a.texts))
+    assert everything == ("Intro bold First paragraph. middle words Second. tail See the Menu 0 Menu 1 Menu 2 "
+                          "and then the rest, Dr op cap. End.")
+    tree = parse_html(html)[0]
+    strip_invisible(tree)
+    assert everything.replace(" ", "") == element_text(page_root(tree)).replace(" ", "")  # the page's own order
+    # preorder, as before text_at: the div's words all before its paragraphs
+    assert document_order(a.parent, a.texts, words, None)([True] * len(a.texts)).startswith(
+        "Intro bold middle words tail First paragraph.")
+    # a removed node takes its pieces, and only those
+    no_div = [r.node != div.node for r in rows]
+    assert document_order(a.parent, a.texts, words, a.at)(no_div).startswith("First paragraph. Second. See the")
+    # judge_page builds its clean text the same way
+    r = judge_page(a.parent, a.features, a.n_tokens, a.texts, load_model(""),
+                   Scoring(smooth=False, threshold=1.01, unlikely=False, article=False), at=a.at)
+    assert r.clean_text == everything
+
+
+def test_document_order_equals_the_recursive_reading():
+    """On random trees, random `at` (nondecreasing among siblings, at most the
+    parent's words) and random kept sets, document_order equals the recursive
+    reference; with no word after a child, it is the preorder join."""
+    from templatemine.pagelevel.model import document_order
+
+    rng = np.random.default_rng(7)
+    for trial in range(400):
+        n = int(rng.integers(1, 40))
+        parent = [-1] + [int(rng.integers(0, j)) for j in range(1, n)]
+        # preorder: a node's parent is on the path of the node before it
+        path, fixed = [0], [-1]
+        for j in range(1, n):
+            keep_depth = int(rng.integers(1, len(path) + 1))
+            del path[keep_depth:]
+            fixed.append(path[-1])
+            path.append(j)
+        parent = np.array(fixed)
+        counts = rng.integers(0, 4, n)
+        texts = [" ".join(f"w{i}.{k}" for k in range(c)) for i, c in enumerate(counts)]
+        words = np.array([len(t.split()) for t in texts])
+        at = np.zeros(n, dtype=np.int64)
+        last: dict[int, int] = {}
+        for j in range(1, n):
+            q = int(parent[j])
+            at[j] = last[q] = int(rng.integers(last.get(q, 0), words[q] + 1))
+        kept = (rng.random(n) < 0.7).tolist()
+        assert document_order(parent, texts, words, at)(kept) == _emit_recursive(parent, texts, at, kept), trial
+        after = at.copy()
+        after[1:] = words[parent[1:]]
+        assert document_order(parent, texts, words, after)(kept) == " ".join(
+            t for t, k in zip(texts, kept) if k and t)

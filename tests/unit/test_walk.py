@@ -24,6 +24,9 @@ CASES = {
         "<a>no href here</a> <a href=''>empty href</a> tail.</p><div><a href='/y'><div>block in a link</div>"
         "<p>para <a href='/z'>inner</a> in a link</p></a><area href='/map'><area nohref></div>"
         "<h2>Head<a href='/h'>ing</a>s</h2><li>loose <a href='/l'>item</a></li></body>"),
+    "own text after child nodes": (
+        "<body><div>Intro <b>bo</b>ld <p>para</p> more\u00a0words <p></p> <span>sp</span>an <p>x</p>\u3000"
+        "<p>y</p>tail</div><ul><li>item <ul><li>sub</li></ul> after</li></ul></body>"),
     "text runs directly in split elements": (
         f"<body>lead run <b>bold run</b> {MENU} middle run <i>x</i> {MENU} <!-- c --> last run"
         f"<div>inner lead {MENU} inner tail <span>span text</span> {MENU}</div><section>{MENU}</section></body>"),
@@ -85,6 +88,9 @@ BAD_UTF8 = {  # bytes: Lexbor keeps bad UTF-8, selectolax decodes it with U+FFFD
     "bad bytes across seams": b"<body><p>a\xff<b>b</b>c <a href=1>d\xe2</a>e f<i>g</i><b>h\xc0</b>i</p></body>",
     # a white-space text node that is not ASCII between a bad-UTF-8 part and the next (found in review)
     "bad bytes and a wide space": b"<body><p>a\xff<b>&nbsp;</b>c d<i>\xe3\x80\x80</i>e\xfe</p></body>",
+    # own text after child nodes, where a word runs on across a seam: `text_at` counts the Python way
+    "bad bytes around child nodes": (b"<body><div>a\xff b<i>c</i><p>para</p> d\xfe<b>e</b> f <p>x</p>&nbsp;"
+                                     b"<p>y</p>g</div></body>"),
 }
 
 
@@ -110,6 +116,7 @@ def assert_same(got, want):
     np.testing.assert_array_equal(got.keep, want.keep)
     np.testing.assert_array_equal(got.unlikely, want.unlikely)
     np.testing.assert_array_equal(got.article, want.article)
+    np.testing.assert_array_equal(got.at, want.at)
     assert got.texts == want.texts
     assert F._same_arrays(got, want)  # bit for bit, dtypes included
 
