@@ -7,9 +7,11 @@
    compiled `page_nodes(html, arrays=True)` (`_walk.page`: pagelets and walk in
    C) and the compiled walk given html/pagelets.py's pagelets (`_walk.walk`)
    equal the Python walk's output bit for bit (parent, features, n_tokens,
-   texts, keep), and so do the NODES rows extract writes (`page_nodes(html)`:
+   texts, keep, at), and so do the NODES rows extract writes (`page_nodes(html)`:
    labels, pagelets, every field), and the compiled `joined_text` equals
-   html/pagelets.py's on every element (the text of pagelets and anchors).
+   html/pagelets.py's on every element (the text of pagelets and anchors),
+   and the own texts put in document order by `text_at`
+   (`model.document_order`) read as the body's text, white space aside.
    With --against REV, the Python walk is also compared with
    features.py as committed at git revision REV (the split of
    `_feature_matrix` into `_node_matrix` must not change it). Each page is
@@ -53,13 +55,36 @@ def same(a, b) -> str:
     """'' when two PageArrays are identical, else what differs."""
     import numpy as np
 
-    for name in ("parent", "features", "n_tokens", "keep"):
+    for name in ("parent", "features", "n_tokens", "keep", "at"):
+        if not (hasattr(a, name) and hasattr(b, name)):  # --against a revision before PageArrays.at
+            continue
         x, y = getattr(a, name), getattr(b, name)
         if x.dtype != y.dtype or x.shape != y.shape or not np.array_equal(x, y) or x.tobytes() != y.tobytes():
             return name
     if a.texts != b.texts:
         return "texts"
     return ""
+
+
+def order_differs(html: str, a) -> tuple[str, bool]:
+    """('' when the page's own texts put in document order (`model.document_order`,
+    every node kept) read as the body's text (html/pagelets `element_text`),
+    white space aside, whether preorder would have read otherwise)."""
+    import numpy as np
+
+    from templatemine.html.nesting import parse as parse_html
+    from templatemine.html.pagelets import element_text, page_root, strip_invisible
+    from templatemine.pagelevel.model import document_order
+
+    tree = parse_html(html)[0]
+    strip_invisible(tree)
+    root = page_root(tree)
+    body = "".join(element_text(root).split()) if root is not None else ""
+    words = np.fromiter(map(len, map(str.split, a.texts)), dtype=np.int64, count=len(a.texts))
+    every = [True] * len(a.texts)
+    ordered = document_order(a.parent, a.texts, words, a.at)(every)
+    moved = ordered != document_order(a.parent, a.texts, words, None)(every)
+    return ("" if "".join(ordered.split()) == body else "document order"), moved
 
 
 def joined_differs(html: str, walk) -> str:
@@ -113,7 +138,7 @@ def sections(pages, model, rounds: int) -> None:
             t.append(time.perf_counter())
             a = F._node_matrix(*cols)
             t.append(time.perf_counter())
-            judge_page(a.parent, a.features, a.n_tokens, a.texts, model)
+            judge_page(a.parent, a.features, a.n_tokens, a.texts, model, at=a.at)
             t.append(time.perf_counter())
             for i in range(len(names)):
                 spent[i] += t[i + 1] - t[i]
@@ -146,7 +171,7 @@ def main() -> int:
         isotonic._compiled = use
         try:
             return judge_page(a.parent, a.features, a.n_tokens, a.texts, shipped, unlikely=a.unlikely,
-                              article=a.article)
+                              article=a.article, at=a.at)
         finally:
             isotonic._compiled = dp
 
@@ -176,7 +201,7 @@ def main() -> int:
         pages = read_pages(path)
         if name == "news/scrapinghub":
             shub = list(pages.values())
-        diffs, nodes = [], 0
+        diffs, nodes, moved = [], 0, 0
         for url, html in pages.items():
             c = F.page_nodes(html, arrays=True)
             p = python_walk(html)
@@ -189,6 +214,9 @@ def main() -> int:
             if not d and F.page_nodes(html) != python_walk(html, arrays=False):
                 d = "NODES rows"
             if not d:
+                d, m = order_differs(html, c)
+                moved += m
+            if not d:
                 d = joined_differs(html, compiled)
             if not d:
                 d = same_judgement(c)
@@ -199,7 +227,8 @@ def main() -> int:
                 diffs.append((url, d))
         total += len(pages)
         bad += len(diffs)
-        print(f"{name:<32} {len(pages):>4} pages {nodes:>7} kept nodes  differences: {len(diffs)}", flush=True)
+        print(f"{name:<32} {len(pages):>4} pages {nodes:>7} kept nodes  differences: {len(diffs)}"
+              f"  (order not preorder: {moved})", flush=True)
         for url, d in diffs[:5]:
             print(f"    {d}: {url}")
     print(f"all: {total} pages, {bad} with differences")
