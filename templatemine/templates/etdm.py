@@ -32,10 +32,12 @@ from typing import Iterable
 
 
 from templatemine.html.nesting import parse as parse_html
-from templatemine.html.pagelets import page_root, strip_invisible
+from templatemine.html.pagelets import BROKEN, SEAM_END, SEAM_START, page_root, seam_kind, spaced, strip_invisible
 from templatemine.html.shingles import normalize_token
 
 TEXT = "#text"
+SEAM = -2  # from_html: the parent of a frame that only marks a seam
+_LEADS, _TRAILS = 1, 2  # from_html: a text node's raw text starts, ends with white space
 FEATURES = ("tag", "id", "class", "attrs", "children", "position", "text")
 
 EQUALITY_PRESETS = {
@@ -78,11 +80,13 @@ class Equality:
 class DomTree:
     """A DOM tree as parallel lists, nodes numbered in document order (pre-order),
     node 0 the root. Element nodes carry tag/id/class/attribute names; text nodes
-    (tag "#text") their whitespace-collapsed text. `n_children` and `position`
-    are those of the original page, also in a pruned template."""
+    (tag "#text") their whitespace-collapsed text, and `glue`: the text runs on
+    from the text node before it without a space (html/pagelets.py's seams, as
+    pagelet and node texts join: `<b>T</b>he` is one word). `n_children` and
+    `position` are those of the original page, also in a pruned template."""
 
     __slots__ = ("tag", "id", "cls", "attrs", "text", "parent", "children", "n_children", "position", "path",
-                 "_sigs", "_keys")
+                 "glue", "_sigs", "_keys")
 
     def __init__(self):
         self.tag: list[str] = []
@@ -95,14 +99,16 @@ class DomTree:
         self.n_children: list[int] = []
         self.position: list[int] = []
         self.path: list[str] = []  # pagelets.py's DOM path (text nodes: of their run, .../text()[i])
+        self.glue: list[bool] = []  # a text node joined to the text node before it without a space
         self._sigs: dict = {}
         self._keys: tuple[list[int], list[str]] | None = None
 
     def __len__(self) -> int:
         return len(self.tag)
 
-    def _add(self, tag, id_, cls, attrs, text, parent, position, path) -> int:
+    def _add(self, tag, id_, cls, attrs, text, parent, position, path, glue=False) -> int:
         i = len(self.tag)
+        self.glue.append(glue)
         self.tag.append(tag)
         self.id.append(id_)
         self.cls.append(cls)
@@ -132,12 +138,21 @@ class DomTree:
             return t
         root_path = "/html/body" if root.tag == "body" else "/" + root.tag
         # pre-order walk; a frame is (lexbor node or None for text, parent index,
-        # position among the parent's children, DOM path, text)
-        stack = [(root, -1, 0, root_path, "")]
+        # position among the parent's children, DOM path, text, seam flags); a
+        # frame of parent SEAM only adds its flags to what lies between two text
+        # nodes (an element's end, white space): html/pagelets._joined_text's seams
+        stack = [(root, -1, 0, root_path, "", 0)]
+        seam, after_text = 0, False  # since the last text node; a text node was seen
         while stack:
-            node, parent, pos, path, text = stack.pop()
+            node, parent, pos, path, text, flags = stack.pop()
             if node is None:
-                t._add(TEXT, "", "", "", text, parent, pos, path)
+                if parent == SEAM:
+                    seam |= flags
+                    continue
+                glue = after_text and not spaced(seam) and not flags & _LEADS
+                t._add(TEXT, "", "", "", text, parent, pos, path, glue)
+                seam = BROKEN if flags & _TRAILS else 0
+                after_text = True
                 continue
             if parent < 0:
                 i = t._add(node.tag, "", "", "", "", -1, 0, path)
@@ -146,22 +161,32 @@ class DomTree:
                 i = t._add(node.tag, (attrs.get("id") or "").strip(),
                            " ".join(sorted((attrs.get("class") or "").split())), " ".join(sorted(attrs)), "",
                            parent, pos, path)
+                kind = seam_kind(node.tag)
+                seam |= SEAM_START[kind]
+                stack.append((None, SEAM, 0, "", "", SEAM_END[kind]))  # popped after the children
             frames = []
+            n_kids = 0
             seen: dict[str, int] = {}
             n_runs, in_run = 0, False
             for child in node.iter(include_text=True):
                 if child.is_element_node:
                     tag = child.tag
                     seen[tag] = n = seen.get(tag, 0) + 1
-                    frames.append((child, i, len(frames), f"{path}/{tag}[{n}]", ""))
+                    frames.append((child, i, n_kids, f"{path}/{tag}[{n}]", "", 0))
+                    n_kids += 1
                     in_run = False
                 elif child.is_text_node:
-                    value = " ".join((child.text_content or "").split())
+                    raw = child.text_content or ""
+                    value = " ".join(raw.split())
                     if value:
                         if not in_run:  # runs numbered as pagelets.py numbers text() pagelets
                             n_runs, in_run = n_runs + 1, True
-                        frames.append((None, i, len(frames), f"{path}/text()[{n_runs}]", value))
-            t.n_children[i] = len(frames)
+                        flags = (_LEADS if raw[0].isspace() else 0) | (_TRAILS if raw[-1].isspace() else 0)
+                        frames.append((None, i, n_kids, f"{path}/text()[{n_runs}]", value, flags))
+                        n_kids += 1
+                    elif raw:  # white space: a space between the text nodes around it
+                        frames.append((None, SEAM, 0, "", "", BROKEN))
+            t.n_children[i] = n_kids
             stack.extend(reversed(frames))
         return t
 
@@ -176,7 +201,7 @@ class DomTree:
             i = stack.pop()
             p = self.parent[i]
             j = t._add(self.tag[i], self.id[i], self.cls[i], self.attrs[i], self.text[i],
-                       new_id[p] if p >= 0 else -1, self.position[i], self.path[i])
+                       new_id[p] if p >= 0 else -1, self.position[i], self.path[i], self.glue[i])
             t.n_children[j] = self.n_children[i]
             new_id[i] = j
             stack.extend(c for c in reversed(self.children[i]) if c in keep_set)
@@ -236,18 +261,35 @@ class DomTree:
         return [i for i, tag in enumerate(self.tag) if tag == TEXT]
 
     def n_tokens(self, nodes: Iterable[int]) -> int:
-        return sum(len(self.text[i].split()) for i in nodes)
+        return len(self.joined(nodes).split())
+
+    def joined(self, nodes: Iterable[int]) -> str:
+        """The text of text nodes (in document order): a node glued to the text
+        node right before it (`glue`) runs on from it without a space."""
+        out: list[str] = []
+        last = -1
+        texts = self.text_nodes() if any(self.glue) else None
+        before = {j: i for i, j in zip(texts, texts[1:])} if texts else {}
+        for i in nodes:
+            if out and self.glue[i] and before.get(i) == last:
+                out[-1] += self.text[i]
+            else:
+                out.append(self.text[i])
+            last = i
+        return " ".join(out)
 
     # -- serialisation (templates travel between Spark stages as JSON) ----------------------
 
     def to_json(self) -> str:
         return json.dumps([self.tag, self.id, self.cls, self.attrs, self.text, self.parent, self.n_children,
-                           self.position, self.path], separators=(",", ":"), ensure_ascii=False)
+                           self.position, self.path, self.glue], separators=(",", ":"), ensure_ascii=False)
 
     @classmethod
     def from_json(cls, data: str) -> "DomTree":
         t = cls()
-        (t.tag, t.id, t.cls, t.attrs, t.text, t.parent, t.n_children, t.position, t.path) = json.loads(data)
+        fields = json.loads(data)
+        (t.tag, t.id, t.cls, t.attrs, t.text, t.parent, t.n_children, t.position, t.path) = fields[:9]
+        t.glue = fields[9] if len(fields) > 9 else [False] * len(t.tag)  # a tree written before `glue`
         t.children = [[] for _ in t.tag]
         for i, p in enumerate(t.parent):
             if p >= 0:
@@ -377,7 +419,7 @@ def clean_page(page: DomTree, mapped: set[int], removed_paths: frozenset[str] | 
     paths = [page.path[i] for i in range(n) if full[i] and (page.parent[i] < 0 or not full[page.parent[i]])]
     partial_runs = {page.path[i] for i in texts if not template_node[i]}  # a text run is template only whole
     paths = list(dict.fromkeys(p for p in paths if p not in partial_runs))
-    return Cleaned(" ".join(page.text[i] for i in kept), n_tokens, n_tokens - kept_tokens,
+    return Cleaned(page.joined(kept), n_tokens, n_tokens - kept_tokens,
                    sum(template_node), paths)
 
 

@@ -204,3 +204,33 @@ def test_a_sites_templates_reach_the_tasks_in_one_order_whatever_the_shuffle():
     for _ in range(5):
         random.shuffle(rows)
         assert templates_by_site(rows) == want
+
+
+def test_text_nodes_join_as_pagelet_text_does():
+    """A word split by inline markup is one word in the clean text, as in
+    pagelet and node texts (html/pagelets.element_text): no space across an
+    inline element's edge; a space across a block, white space, or two inline
+    elements that meet. A removed text node between two kept ones is a break."""
+    import json
+
+    from templatemine.html.pagelets import element_text
+    from templatemine.html.nesting import parse as parse_html
+
+    html = ("<html><body><p><span class=dropcap>T</span>he story, <a href='/h'>Times Haiku</a>, and <b>x</b> "
+            "<i>y</i> <em>a</em><em>b</em> 2019<span class=divider></span>4:29 hy<wbr>phen<br>next</p>"
+            "<div>block</div>after <!-- c --> word<b>s</b></body></html>")
+    tree = DomTree.from_html(html)
+    texts = tree.text_nodes()
+    want = "The story, Times Haiku, and x y a b 2019 4:29 hyphen next block after words"
+    assert tree.joined(texts) == want == " ".join(element_text(parse_html(html)[0].body).split())
+    assert clean_page(tree, set()).clean_text == want and clean_page(tree, set()).n_tokens == len(want.split())
+    he = next(i for i in texts if tree.text[i].startswith("he story"))
+    drop_cap = next(i for i in texts if tree.text[i] == "T")
+    assert clean_page(tree, {drop_cap}).clean_text.startswith("he story,")
+    cleaned = clean_page(tree, {i for i in texts if tree.text[i] == "x"})
+    assert " and y a b " in cleaned.clean_text and cleaned.template_tokens == 1
+    assert tree.joined([i for i in texts if i != he]).startswith("T Times Haiku,")  # no glue across a gap
+    back = DomTree.from_json(tree.to_json())
+    assert back.glue == tree.glue and back.joined(texts) == want
+    old = json.dumps(json.loads(tree.to_json())[:9])  # a tree written before `glue`
+    assert DomTree.from_json(old).joined(texts) == " ".join(tree.text[i] for i in texts)
