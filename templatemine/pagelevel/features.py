@@ -22,7 +22,7 @@ made of all own texts, each exactly once, so removing a set of nodes' own text
 removes exactly that text. Own text may go on after a child node
 (`<div>Intro <p>para</p> more</div>`: "Intro more"), so each node carries
 `text_at`, the number of its parent's own words before it, and the text is put
-back in document order by `model.document_text`.
+back in document order by `model.document_order`.
 
 Placement on screen needs a renderer; its static stand-ins are document order
 (the node's preorder rank and the share of the page's tokens before it) and
@@ -431,7 +431,7 @@ class PageArrays(NamedTuple):
     keep: np.ndarray  # index into the walk's nodes
     unlikely: np.ndarray  # bool: in the subtree of an unlikely candidate
     article: np.ndarray  # bool: in the page's article or an <h1> (`_article`; all True: no article found)
-    at: np.ndarray  # int64: the parent's own words before the node (DomNode.text_at; model.document_text)
+    at: np.ndarray  # int64: the parent's own words before the node (DomNode.text_at; model.document_order)
 
 
 def _features(accs: list[_Acc], width: int) -> list[DomNode]:

@@ -253,7 +253,8 @@ def document_order(parent, texts, words, at) -> Callable[[list], str]:
     (`<div>Intro <p>para</p> more</div>`, or text around an element Figure 3
     splits out), so the preorder of the nodes is not the order of the words:
     `at` (PageArrays.at, NODES.text_at) gives, per node, its parent's own words
-    before it, and the own texts are cut there into pieces, once per page.
+    before it, and the own texts are cut there into pieces, once per page
+    (numpy, and a loop over the nodes cut: linear in the page's nodes).
     Where no node has its parent's words after it (and with `at` None: nodes
     written before the column) the pieces are the own texts in preorder."""
     n = len(texts)
@@ -268,35 +269,59 @@ def document_order(parent, texts, words, at) -> Callable[[list], str]:
     early = np.flatnonzero(a[1:] < words[p[1:]]) + 1  # nodes with words of their parent after them
     if not len(early):
         return preorder
-    # every piece gets a key (b, o): it goes just before node b (n: at the end),
-    # after the pieces there of nodes nested deeper (o = -node: a descendant
-    # has the larger preorder index); a node's first piece goes at its own
-    # index, after what ends there (o = n)
+    # every piece gets a key (place, rank): it goes just before node `place`
+    # (n: at the end), after the pieces there of nodes nested deeper (rank =
+    # -node: a descendant has the larger preorder index); a node's first piece
+    # goes at its own index, after what ends there (rank n)
     cut = np.unique(p[early])
     has_words = words > 0
     has_words[cut] = False
-    whole = np.flatnonzero(has_words)
-    b, o, owner = [whole], [np.full(len(whole), n)], [whole]
-    pieces = [texts[j] for j in whole.tolist()]
-    for i in cut.tolist():
-        kids = np.flatnonzero(p == i)  # in document order
-        bounds = np.minimum(a[kids], words[i]).tolist()
-        outside = np.flatnonzero(p[i + 1:] < i)  # the first node after i's subtree
-        ends = kids[1:].tolist() + [i + 1 + int(outside[0]) if len(outside) else n]
+    whole = np.flatnonzero(has_words).tolist()
+    # children grouped by parent, each group in document order; next siblings
+    kids = np.argsort(p[1:], kind="stable") + 1
+    grouped = p[kids]
+    nxt = np.full(n, -1, dtype=np.int64)
+    same = grouped[:-1] == grouped[1:]
+    nxt[kids[:-1][same]] = kids[1:][same]
+    first = np.searchsorted(grouped, cut, "left").tolist()
+    last = np.searchsorted(grouped, cut, "right").tolist()
+    kids_l, at_l, nxt_l, p_l, w = kids.tolist(), a.tolist(), nxt.tolist(), p.tolist(), words.tolist()
+    after: dict[int, int] = {}
+
+    def beyond(i: int) -> int:
+        """The first node after i's subtree: its next sibling, else its nearest
+        ancestor's next sibling (n: none)."""
+        climbed = []
+        while True:
+            r = after.get(i)
+            if r is None:
+                r = n if i == 0 else nxt_l[i]
+            if r >= 0:
+                break
+            climbed.append(i)
+            i = p_l[i]
+        for j in climbed:
+            after[j] = r
+        return r
+
+    places, ranks, owner = list(whole), [n] * len(whole), list(whole)
+    pieces = [texts[j] for j in whole]
+    for i, f, l in zip(cut.tolist(), first, last):
+        ks = kids_l[f:l]
+        wi = w[i]
         split = texts[i].split()
-        lo, piece_b, piece_o = 0, [], []
-        for hi, at_b, at_o in zip(bounds + [int(words[i])], [i] + ends, [n] + [-i] * len(ends)):
+        lo = 0
+        for hi, place, rank in zip([min(at_l[k], wi) for k in ks] + [wi], [i] + ks[1:] + [beyond(i)],
+                                   [n] + [-i] * len(ks)):
             if hi > lo:
                 pieces.append(" ".join(split[lo:hi]))
-                piece_b.append(at_b)
-                piece_o.append(at_o)
+                places.append(place)
+                ranks.append(rank)
+                owner.append(i)
                 lo = hi
-        b.append(np.array(piece_b, dtype=np.int64))
-        o.append(np.array(piece_o, dtype=np.int64))
-        owner.append(np.full(len(piece_b), i, dtype=np.int64))
-    order = np.lexsort((np.concatenate(o), np.concatenate(b)))
+    order = np.lexsort((np.array(ranks, dtype=np.int64), np.array(places, dtype=np.int64)))
     ordered = [pieces[k] for k in order.tolist()]
-    owner_of = np.concatenate(owner)[order]
+    owner_of = np.array(owner, dtype=np.int64)[order]
 
     def in_order(kept) -> str:
         return " ".join(compress(ordered, np.asarray(kept, dtype=bool)[owner_of].tolist()))

@@ -577,7 +577,6 @@ def test_document_order_equals_the_recursive_reading():
     rng = np.random.default_rng(7)
     for trial in range(400):
         n = int(rng.integers(1, 40))
-        parent = [-1] + [int(rng.integers(0, j)) for j in range(1, n)]
         # preorder: a node's parent is on the path of the node before it
         path, fixed = [0], [-1]
         for j in range(1, n):
