@@ -211,6 +211,9 @@ def test_hybrid_removes_site_templates_even_when_the_model_would_not(spark, trai
     assert hybrid.keys() == site.keys()
     for url in site:
         assert sorted(hybrid[url].split()) == sorted(site[url].split()), url
+    # and in the same order: the lonely stories' text after their paragraph stays after it (NODES.text_at)
+    lonely = [u for u in site if "lonely" in u]
+    assert lonely and all(hybrid[u] == site[u] for u in lonely)
 
 
 def test_cli_run_page_mode_with_the_shipped_model(tmp_path):
