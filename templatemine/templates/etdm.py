@@ -411,7 +411,8 @@ def clean_page(page: DomTree, mapped: set[int], removed_paths: frozenset[str] | 
     texts = page.text_nodes()
     kept = [i for i in texts if not template_node[i]]
     n_tokens = page.n_tokens(texts)
-    kept_tokens = page.n_tokens(kept)
+    # (a word glued from three text nodes whose middle one is template is two words kept of one)
+    kept_tokens = min(page.n_tokens(kept), n_tokens)
     # maximal fully-template elements: template, and every descendant template
     full = [False] * n
     for i in range(n - 1, -1, -1):  # children come after parents in pre-order

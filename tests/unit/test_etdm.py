@@ -230,6 +230,10 @@ def test_text_nodes_join_as_pagelet_text_does():
     cleaned = clean_page(tree, {i for i in texts if tree.text[i] == "x"})
     assert " and y a b " in cleaned.clean_text and cleaned.template_tokens == 1
     assert tree.joined([i for i in texts if i != he]).startswith("T Times Haiku,")  # no glue across a gap
+    split_word = DomTree.from_html("<body><p>a<b>b</b>c</p></body>")
+    middle = next(i for i in split_word.text_nodes() if split_word.text[i] == "b")
+    cleaned = clean_page(split_word, {middle})
+    assert cleaned.clean_text == "a c" and (cleaned.n_tokens, cleaned.template_tokens) == (1, 0)
     back = DomTree.from_json(tree.to_json())
     assert back.glue == tree.glue and back.joined(texts) == want
     old = json.dumps(json.loads(tree.to_json())[:9])  # a tree written before `glue`
