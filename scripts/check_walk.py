@@ -11,7 +11,8 @@
    labels, pagelets, every field), and the compiled `joined_text` equals
    html/pagelets.py's on every element (the text of pagelets and anchors),
    and the own texts put in document order by `text_at`
-   (`model.document_order`) read as the body's text, white space aside.
+   (`model.document_order`) read as the body's text, white space aside, and
+   etdm's text nodes joined (`templates/etdm.DomTree.joined`) are that text.
    With --against REV, the Python walk is also compared with
    features.py as committed at git revision REV (the split of
    `_feature_matrix` into `_node_matrix` must not change it). Each page is
@@ -69,22 +70,27 @@ def same(a, b) -> str:
 def order_differs(html: str, a) -> tuple[str, bool]:
     """('' when the page's own texts put in document order (`model.document_order`,
     every node kept) read as the body's text (html/pagelets `element_text`),
-    white space aside, whether preorder would have read otherwise)."""
+    white space aside, and etdm's text nodes joined (`DomTree.joined`) are that
+    text exactly; whether preorder would have read otherwise)."""
     import numpy as np
 
     from templatemine.html.nesting import parse as parse_html
     from templatemine.html.pagelets import element_text, page_root, strip_invisible
     from templatemine.pagelevel.model import document_order
+    from templatemine.templates.etdm import DomTree
 
     tree = parse_html(html)[0]
     strip_invisible(tree)
     root = page_root(tree)
-    body = "".join(element_text(root).split()) if root is not None else ""
+    body = " ".join(element_text(root).split()) if root is not None else ""
     words = np.fromiter(map(len, map(str.split, a.texts)), dtype=np.int64, count=len(a.texts))
     every = [True] * len(a.texts)
     ordered = document_order(a.parent, a.texts, words, a.at)(every)
     moved = ordered != document_order(a.parent, a.texts, words, None)(every)
-    return ("" if "".join(ordered.split()) == body else "document order"), moved
+    if "".join(ordered.split()) != "".join(body.split()):
+        return "document order", moved
+    etdm = DomTree.from_html(html)
+    return ("" if etdm.joined(etdm.text_nodes()) == body else "etdm text"), moved
 
 
 def joined_differs(html: str, walk) -> str:
