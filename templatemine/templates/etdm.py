@@ -260,22 +260,20 @@ class DomTree:
     def text_nodes(self) -> list[int]:
         return [i for i, tag in enumerate(self.tag) if tag == TEXT]
 
-    def n_tokens(self, nodes: Iterable[int]) -> int:
-        return len(self.joined(nodes).split())
-
     def joined(self, nodes: Iterable[int]) -> str:
-        """The text of text nodes (in document order): a node glued to the text
-        node right before it (`glue`) runs on from it without a space."""
+        """The text of a set of text nodes in document order: a node glued to the
+        text node right before it (`glue`), when both are in the set, runs on
+        from it without a space."""
+        keep = set(nodes)
         out: list[str] = []
-        last = -1
-        texts = self.text_nodes() if any(self.glue) else None
-        before = {j: i for i, j in zip(texts, texts[1:])} if texts else {}
-        for i in nodes:
-            if out and self.glue[i] and before.get(i) == last:
-                out[-1] += self.text[i]
-            else:
-                out.append(self.text[i])
-            last = i
+        after_kept = False  # the text node before is in the set
+        for i in self.text_nodes():
+            if i in keep:
+                if after_kept and self.glue[i]:
+                    out[-1] += self.text[i]
+                else:
+                    out.append(self.text[i])
+            after_kept = i in keep
         return " ".join(out)
 
     # -- serialisation (templates travel between Spark stages as JSON) ----------------------
@@ -410,9 +408,10 @@ def clean_page(page: DomTree, mapped: set[int], removed_paths: frozenset[str] | 
         template_node[i] = removed[i] or i in mapped
     texts = page.text_nodes()
     kept = [i for i in texts if not template_node[i]]
-    n_tokens = page.n_tokens(texts)
+    n_tokens = len(page.joined(texts).split())
+    clean_text = page.joined(kept)
     # (a word glued from three text nodes whose middle one is template is two words kept of one)
-    kept_tokens = min(page.n_tokens(kept), n_tokens)
+    kept_tokens = min(len(clean_text.split()), n_tokens)
     # maximal fully-template elements: template, and every descendant template
     full = [False] * n
     for i in range(n - 1, -1, -1):  # children come after parents in pre-order
@@ -420,7 +419,7 @@ def clean_page(page: DomTree, mapped: set[int], removed_paths: frozenset[str] | 
     paths = [page.path[i] for i in range(n) if full[i] and (page.parent[i] < 0 or not full[page.parent[i]])]
     partial_runs = {page.path[i] for i in texts if not template_node[i]}  # a text run is template only whole
     paths = list(dict.fromkeys(p for p in paths if p not in partial_runs))
-    return Cleaned(page.joined(kept), n_tokens, n_tokens - kept_tokens,
+    return Cleaned(clean_text, n_tokens, n_tokens - kept_tokens,
                    sum(template_node), paths)
 
 
