@@ -235,7 +235,7 @@ UNLIKELY_MIN_CHARS = 500
 @dataclass
 class PageResult:
     x: np.ndarray  # raw templateness per node
-    y: np.ndarray  # smoothed (x itself when not smoothing)
+    y: np.ndarray  # smoothed; without smoothing x, with the nodes a rule or the site-level run forced at 1
     template: np.ndarray  # bool per node: the node (its whole subtree) is template
     text_template: np.ndarray  # bool per node: its own text is removed
     n_sections: int
@@ -420,9 +420,12 @@ def _on_grid(x: np.ndarray, grid: float, threshold: float) -> np.ndarray:
 
 
 def _judge(parent, x, texts, words, join, scoring: Scoring, forced, forced_text) -> PageResult:
-    """One pass: the scores `x` (the forced nodes at 1), smoothed, thresholded."""
-    if forced is not None:
-        x = np.where(forced, 1.0, x)
+    """One pass: the scores `x` (the forced nodes at 1), smoothed, thresholded.
+    The result's x is the model's, untouched: PAGE_TEMPLATENESS reports it as
+    the raw templateness, and y and the flags show what the rules did (found in
+    review: a node the unlikely rule removed read x = 1.0, as if the model had
+    been certain)."""
+    raw, x = x, (x if forced is None else np.where(forced, 1.0, x))
     n = len(texts)
     if scoring.smooth and n:
         # the own text of a node with children is a leaf of its own (a DOM text
@@ -449,7 +452,7 @@ def _judge(parent, x, texts, words, join, scoring: Scoring, forced, forced_text)
     if forced_text is not None:
         text_template = text_template | forced_text
     kept = join((~text_template & (words > 0)).tolist())
-    return PageResult(x, y, template, text_template, n_sections, kept, int(words[text_template].sum()),
+    return PageResult(raw, y, template, text_template, n_sections, kept, int(words[text_template].sum()),
                       int(words.sum()))
 
 

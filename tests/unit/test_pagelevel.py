@@ -378,6 +378,9 @@ def test_unlikely_candidates_go_unless_too_little_text_is_left():
         assert (comment not in r.clean_text) == removed and ("Role box." not in r.clean_text) == removed
         assert r.unlikely_tokens == (len(comment.split()) + len("Role box.".split()) if removed else 0)
         assert text.split()[0] in r.clean_text and "Rescued by content." in r.clean_text
+        # x stays the model's score (~0 here) where the rule removed text; y shows the rule
+        u = np.array([n.unlikely for n in nodes])
+        assert (r.x < 1e-6).all() and ((r.y[u] == 1.0).all() if removed else (r.y < 1e-6).all())
         off = judge_page(*args, Scoring(unlikely=False), unlikely=[n.unlikely for n in nodes])
         assert comment in off.clean_text and off.unlikely_tokens == 0
     # in hybrid, what the site-level run removed is not counted again
@@ -386,6 +389,7 @@ def test_unlikely_candidates_go_unless_too_little_text_is_left():
     r = judge_page([n.parent for n in nodes], [n.features for n in nodes], [n.n_tokens for n in nodes],
                    [n.text for n in nodes], never, Scoring(), forced=site, unlikely=site)
     assert comment not in r.clean_text and r.unlikely_tokens == 0
+    assert (r.x < 1e-6).all() and (r.y[site] == 1.0).all()  # the site-level label shows in y, not in x
     # the own text the site-level run removed is counted once, as site_template_tokens
     own_site = np.array([n.text == comment for n in nodes])
     r = judge_page([n.parent for n in nodes], [n.features for n in nodes], [n.n_tokens for n in nodes],
