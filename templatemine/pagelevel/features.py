@@ -171,6 +171,33 @@ FEATURES = (
     "is_pagelet", "is_split", "full_text_share", "in_main_block", "above_main_block",
 )
 N_FEATURES = len(FEATURES)
+# Bump when a feature keeps its name but changes its meaning (the names are checked
+# by PageModel.check, meanings are not): 2 since the <header>/<footer> scoping of
+# 2026-11-26 (479b26e) changed own_header, inside_header and tag_semantic_box. A
+# model.json and an extract's manifest (`node_features`) record it.
+FORMAT = 2
+FORMAT_CHANGES = {1: "before 2026-11-26, when the <header>/<footer> scoping changed what own_header, "
+                     "inside_header and tag_semantic_box mean"}
+
+
+def node_features_record() -> dict:
+    """What an extract's manifest says about its NODES.features: the format and
+    the count, which training and scoring check against this code's."""
+    return {"format": FORMAT, "count": N_FEATURES}
+
+
+def node_features_mismatch(record: dict | None) -> str | None:
+    """Why NODES whose manifest says RECORD cannot be judged or trained on by
+    this code; None when they can, or when the manifest says nothing (an
+    output extracted before the record was kept)."""
+    if not record:
+        return None
+    if record.get("format") == FORMAT and record.get("count") == N_FEATURES:
+        return None
+    found = record.get("format")
+    when = f", {FORMAT_CHANGES[found]}" if isinstance(found, int) and found in FORMAT_CHANGES else ""
+    return (f"its nodes hold format-{found} features ({record.get('count')}{when}); this templatemine computes "
+            f"format {FORMAT} ({N_FEATURES}): extract it again")
 
 
 class DomNode(NamedTuple):

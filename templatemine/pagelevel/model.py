@@ -27,24 +27,19 @@ from __future__ import annotations
 import json
 import math
 import os
+import uuid
 from dataclasses import asdict, dataclass, field, replace
 from itertools import compress
 from typing import Callable
 
 import numpy as np
 
-from templatemine.pagelevel.features import FEATURES
+from templatemine.pagelevel.features import FEATURES, FORMAT, FORMAT_CHANGES
 from templatemine.pagelevel.isotonic import smooth
 from templatemine.warc.inputs import is_remote, local_path
 
 MODEL_JSON = "model.json"
 LATEST = "LATEST"  # in a model root: the name of the newest version directory
-# Bump when a feature keeps its name but changes its meaning (the names are checked
-# by `check`, meanings are not): 2 since the <header>/<footer> scoping of
-# 2026-11-26 (479b26e) changed own_header, inside_header and tag_semantic_box.
-FORMAT = 2
-FORMAT_CHANGES = {1: "before 2026-11-26, when the <header>/<footer> scoping changed what own_header, "
-                     "inside_header and tag_semantic_box mean"}
 DEFAULT_MODEL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "default_model.json")
 
 
@@ -125,7 +120,8 @@ class PageModel:
             raise ValueError(f"{where}: not a page-level model (not JSON: {exc})") from None
         found = raw.pop("format", None) if isinstance(raw, dict) else None
         if found != FORMAT:
-            why = f" (format {found}: trained {FORMAT_CHANGES[found]}; train it again)" if found in FORMAT_CHANGES else ""
+            known = isinstance(found, int) and found in FORMAT_CHANGES
+            why = f" (format {found}: trained {FORMAT_CHANGES[found]}; train it again)" if known else ""
             raise ValueError(f"{where}: not a format-{FORMAT} page-level model{why}")
         try:
             model = cls(raw["version"], tuple(raw["features"]), tuple(raw["band_lower"]),
@@ -176,14 +172,23 @@ def _read_local(path: str) -> str | None:
             return fh.read()
     except FileNotFoundError:
         return None
+    except (OSError, UnicodeDecodeError) as exc:  # a directory, a file in place of a folder, no permission
+        raise ValueError(f"page-level model: cannot read {path} ({exc.__class__.__name__}: {exc})") from None
 
 
 def _replace_local(path: str, text: str) -> None:
+    """PATH written whole: a temporary file of this writer's own beside it, then
+    os.replace (atomic); two writers never share the temporary file."""
     path = local_path(path)
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    with open(path + ".tmp", "w", encoding="utf-8") as fh:
-        fh.write(text)
-    os.replace(path + ".tmp", path)
+    tmp = f"{path}.{uuid.uuid4().hex[:8]}.tmp"
+    try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
 
 
 LOCAL_FILES = ModelFiles(_read_local, _replace_local)
@@ -209,7 +214,17 @@ def load_model(path: str = "", files: ModelFiles | None = None) -> PageModel:
     if text is not None:
         return PageModel.from_json(text, here)
     latest = files.read_text(files.join(path, LATEST))
-    return PageModel.load(path if latest is None else files.join(path, latest.strip()), files)
+    if latest is None:
+        raise ValueError(f"no page-level model at {here} (train one with `templatemine train`)")
+    if not latest.strip():
+        raise ValueError(f"page-level model root {path}: {LATEST} is empty; it should name a version directory "
+                         "(write one's name into it, or train again)")
+    named = files.join(files.join(path, latest.strip()), MODEL_JSON)
+    text = files.read_text(named)
+    if text is None:
+        raise ValueError(f"page-level model root {path}: {LATEST} names {latest.strip()}, which has no "
+                         f"{MODEL_JSON} (a training that did not finish? point {LATEST} at another version)")
+    return PageModel.from_json(text, named)
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ from pyspark.sql.types import (ArrayType, BooleanType, FloatType, IntegerType, L
 
 from templatemine.config import PageLevelConfig
 from templatemine.pagelevel.model import PageModel, Scoring, judge_page, load_model, subtree_labels
-from templatemine.pagelevel.train import model_files
+from templatemine.pagelevel.train import model_files, node_features_recorded
 from templatemine.tables.output import RunOutput, new_run_id, path_exists, require_tables
 
 PAGE_TEMPLATENESS = "page_templateness"
@@ -81,7 +81,12 @@ def _judge_group(model: PageModel, scoring: Scoring):
         pdf = pdf.sort_values("node")
         n = len(pdf)
         mode = pdf["mode"].iat[0]
-        features = np.concatenate(pdf["features"].to_numpy()).reshape(n, n_features) if n else np.zeros((0, n_features))
+        features = np.concatenate(pdf["features"].to_numpy()) if n else np.zeros((0, n_features))
+        if features.size != n * n_features:  # NODES of another templatemine (node_features_recorded)
+            raise ValueError(f"page {pdf['page_key'].iat[0]}: {features.size} node features for {n} nodes, the model "
+                             f"takes {n_features} per node: these nodes come from another templatemine's extract; "
+                             "extract again")
+        features = features.reshape(n, n_features)
         texts = pdf["text"].tolist()
         parent = pdf["parent"].to_numpy()
         forced = own_site = content = None
@@ -176,6 +181,7 @@ def run_pagelevel(spark: SparkSession, out: str, config: PageLevelConfig = PageL
                  f"{'; removed the earlier page_templateness, so clean uses the site-level templates' if had else ''}")
         return None
     require_tables(spark, out, ("pages", "nodes"), "page-level detection")
+    node_features_recorded(spark, out, "page-level detection")
     scoring = config.scoring()
     pages = spark.read.parquet(f"{out}/pages")
     has_members = path_exists(spark, f"{out}/template_pagelets")

@@ -14,6 +14,7 @@ import hashlib
 import json
 import os
 import time
+import uuid
 
 import pandas as pd
 from pyspark.sql import DataFrame, SparkSession
@@ -21,9 +22,9 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import IntegerType, LongType, StructField, StructType
 
 from templatemine.config import PageLevelConfig, parse_bands
-from templatemine.pagelevel.features import FEATURES
+from templatemine.pagelevel.features import FEATURES, N_FEATURES, node_features_mismatch
 from templatemine.pagelevel.model import LATEST, LOCAL_FILES, ModelFiles, PageModel, subtree_labels
-from templatemine.tables.output import read_text, replace_text, require_tables
+from templatemine.tables.output import MANIFEST, read_text, replace_text, require_tables
 
 _LABEL_SCHEMA = StructType([StructField("page_key", LongType(), False), StructField("node", IntegerType(), False),
                             StructField("label", IntegerType(), False)])
@@ -52,6 +53,20 @@ def node_labels(nodes: DataFrame, template_pagelets: DataFrame) -> DataFrame:
     tree = nodes.select("page_key", "node", "parent", "own_pagelets")
     return own_text_labels(tree, template_pagelets).select("page_key", "node", "parent", "own_label").groupBy(
         "page_key").applyInPandas(_subtree, _LABEL_SCHEMA)
+
+
+def node_features_recorded(spark: SparkSession, out: str, stage: str) -> bool:
+    """Whether OUT's manifest says which features its NODES hold; ValueError
+    when they are not this code's (an output extracted by a templatemine whose
+    features differ in number or meaning: a model trained on them, or scores
+    computed from them, would be silently wrong). An output extracted before
+    the manifest said so (False) is checked by count where it is read."""
+    text = read_text(spark, f"{out.rstrip('/')}/{MANIFEST}")
+    record = json.loads(text).get("node_features") if text else None
+    why = node_features_mismatch(record)
+    if why:
+        raise ValueError(f"{out}: {stage}: {why}")
+    return bool(record)
 
 
 def labelled_nodes(spark: SparkSession, outs: list[str], min_site_pages: int = 1, max_pages: int = 0,
@@ -93,13 +108,13 @@ def train_page_model(spark: SparkSession, outs: list[str], model_root: str, conf
     """Train, save MODEL_ROOT/<version>/ and point MODEL_ROOT/LATEST at it; the
     training summary (also in model.json's trained_on). MODEL_ROOT is a local
     folder or any Hadoop path of the session (hdfs://, s3a://: `model_files`);
-    `save_mllib` False skips MLlib's own copy of each band (written by Spark
-    jobs, which on a cluster would scatter a local path over the workers)."""
+    `save_mllib` False skips MLlib's own copy of each band."""
     from pyspark.ml.classification import LogisticRegression
     from pyspark.ml.functions import array_to_vector, vector_to_array
 
     started = time.time()
     lowers = band_lowers(config)
+    unrecorded = [o for o in outs if not node_features_recorded(spark, o, "training")]
     data = labelled_nodes(spark, outs, config.train_min_site_pages, config.train_max_pages,
                           config.seed).withColumn("fv", array_to_vector("features")).withColumn(
         "band", F.lit(0))
@@ -117,6 +132,11 @@ def train_page_model(spark: SparkSession, outs: list[str], model_root: str, conf
     else:
         data = data.withColumn("weight", F.lit(1.0))
     data = data.persist()
+    wrong = data.where(F.size("features") != N_FEATURES).select("page_key").limit(1).collect() if unrecorded else []
+    if wrong:  # an output extracted before its manifest recorded its features
+        data.unpersist()
+        raise ValueError(f"training: nodes with other than the {N_FEATURES} features this templatemine computes "
+                         f"(page_key {wrong[0]['page_key']}, in {', '.join(unrecorded)}); extract again")
     version = _version(outs, config)
     files = model_files(spark, model_root)
     target = files.join(model_root, version)
@@ -166,6 +186,10 @@ def train_page_model(spark: SparkSession, outs: list[str], model_root: str, conf
                   "trained_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                   "seconds": round(time.time() - started, 1)}
     model = PageModel(version, FEATURES, lowers, tuple(coefficients), tuple(intercepts), tuple(ks), trained_on)
+    try:  # what load_model would refuse is not saved, and LATEST keeps naming the last good version
+        model.check()
+    except ValueError as exc:
+        raise ValueError(f"training gave an unusable model, not saved ({exc})") from None
     model.save(target, files)
     files.replace_text(files.join(model_root, LATEST), version + "\n")
     progress(f"train: model {version} -> {target}")
@@ -173,10 +197,14 @@ def train_page_model(spark: SparkSession, outs: list[str], model_root: str, conf
 
 
 def _version(outs: list[str], config: PageLevelConfig) -> str:
-    settings = [sorted(outs), config.bands, config.reg_param, config.holdout, config.seed, config.site_weights,
+    """pagelevel-<UTC second>-<settings digest>-<random>: the digest says which
+    trainings share outputs and settings; the random part keeps two trainings
+    started in the same second apart (each writes its own directory)."""
+    named = sorted(o.rstrip("/") if "://" in o else os.path.abspath(o) for o in outs)  # "out/" and "./out" alike
+    settings = [named, config.bands, config.reg_param, config.holdout, config.seed, config.site_weights,
                 config.train_min_site_pages, config.train_max_pages, config.pu_min_held_templates, FEATURES]
     digest = hashlib.sha1(json.dumps(settings).encode()).hexdigest()[:8]
-    return f"pagelevel-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}-{digest}"
+    return f"pagelevel-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}-{digest}-{uuid.uuid4().hex[:6]}"
 
 
 def model_files(spark: SparkSession, path: str) -> ModelFiles:

@@ -33,6 +33,7 @@ from templatemine import schema as S
 from templatemine.config import ExtractConfig
 from templatemine.html.page import PageConfig, PageParser
 from templatemine.html.record import FLATTENED, OUTCOMES, PAGE, Capture, extract_capture
+from templatemine.pagelevel.features import node_features_record
 from templatemine.tables.output import DERIVED, MANIFEST, RunOutput, new_run_id
 from templatemine.warc.inputs import InputFile, open_input
 from templatemine.warc.reader import RawRecord, iter_records
@@ -319,6 +320,7 @@ def _extract_into(spark, files, output: RunOutput, config: ExtractConfig, progre
         "out": output.out,
         "inputs": [{"path": f.path, "bytes": f.size} for f in files],
         "config": asdict(config),
+        **({"node_features": node_features_record()} if config.nodes else {}),
         "spark": {
             "version": spark.version,
             "master": spark.sparkContext.master,

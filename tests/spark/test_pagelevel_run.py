@@ -129,6 +129,59 @@ def test_pu_correction_needs_enough_held_out_templates(spark, trained, tmp_path)
     assert os.listdir(summary["path"]) == ["model.json"]  # no MLlib copy asked for (model=run, remote outputs)
 
 
+def test_nodes_and_models_of_other_features_are_refused(spark, trained, tmp_path, monkeypatch):
+    """Found in review: training on an output extracted by a templatemine whose
+    features differ (in meaning: the manifest's record; in number: an output
+    from before the record) made a model that loaded as current or not at all;
+    a model that `load_model` refuses was saved and LATEST pointed at it; the
+    stage failed at a reshape. Each is now refused, saying why, and LATEST
+    keeps naming the last good version."""
+    import shutil
+
+    from templatemine.pagelevel.features import FORMAT, N_FEATURES
+    from templatemine.pagelevel.model import PageModel
+    from templatemine.pagelevel.train import _version
+    from templatemine.tables.output import replace_text
+
+    out, _, _ = trained
+    assert json.load(open(f"{out}/manifest.json"))["node_features"] == {"format": FORMAT, "count": N_FEATURES}
+    config = PageLevelConfig(bands="0,5", holdout=0.3, pu_min_held_templates=1)
+    root = str(tmp_path / "models")
+    good = train_page_model(spark, [out], root, config, progress=QUIET, save_mllib=False)["version"]
+    assert _version([out], config) != _version([out], config)  # two trainings in one second: two directories
+
+    older = str(tmp_path / "older")  # its manifest records format-1 features
+    shutil.copytree(out, older)
+    manifest = json.load(open(f"{older}/manifest.json"))
+    manifest["node_features"]["format"] = 1
+    replace_text(spark, f"{older}/manifest.json", json.dumps(manifest))  # and its Hadoop checksum
+    with pytest.raises(ValueError, match="format-1 features .*header.*extract it again"):
+        train_page_model(spark, [older], root, config, progress=QUIET, save_mllib=False)
+    with pytest.raises(ValueError, match="page-level detection: its nodes hold format-1 features"):
+        run_pagelevel(spark, older, PageLevelConfig(mode="page"), progress=QUIET)
+
+    oldest = str(tmp_path / "oldest")  # no record, and one feature fewer per node
+    shutil.copytree(out, oldest, ignore=shutil.ignore_patterns("nodes"))
+    del manifest["node_features"]
+    replace_text(spark, f"{oldest}/manifest.json", json.dumps(manifest))
+    nodes = spark.read.parquet(f"{out}/nodes")
+    nodes.withColumn("features", F.slice("features", 1, N_FEATURES - 1)).write.parquet(f"{oldest}/nodes")
+    with pytest.raises(ValueError, match=f"other than the {N_FEATURES} features"):
+        train_page_model(spark, [oldest], root, config, progress=QUIET, save_mllib=False)
+    with pytest.raises(Exception, match="node features for .* nodes, the model takes"):
+        run_pagelevel(spark, oldest, PageLevelConfig(mode="page"), progress=QUIET)
+
+    def refuse(self):
+        raise ValueError("a coefficient or intercept is not a finite number")
+
+    monkeypatch.setattr(PageModel, "check", refuse)
+    with pytest.raises(ValueError, match="unusable model, not saved"):
+        train_page_model(spark, [out], root, config, progress=QUIET, save_mllib=False)
+    monkeypatch.undo()
+    assert open(f"{root}/LATEST").read().strip() == good and load_model(root).version == good
+    assert [v for v in os.listdir(root) if os.path.exists(f"{root}/{v}/model.json")] == [good]
+
+
 def test_model_trained_on_the_run_itself(spark, trained):
     out, _, _ = trained
     config = PageLevelConfig(mode="auto", min_site_pages=3, model="run", bands="0,5", holdout=0.3,

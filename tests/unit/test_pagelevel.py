@@ -203,6 +203,33 @@ def test_model_files_other_than_local_disk():
         load_model("s3a://bucket/models")
 
 
+def test_a_broken_model_root_says_what_is_wrong(tmp_path):
+    """An empty LATEST read as "no model at ROOT/model.json"; a LATEST naming a
+    version without model.json, a "format" that is not a number and a model
+    path that is a file where a folder should be were tracebacks or the same
+    misleading line (found in review). Each now says what is wrong, where."""
+    m = PageModel("v1", FEATURES, (0,), (tuple([0.5] * len(FEATURES)),), (0.1,), (0.8,))
+    m.save(str(tmp_path / "v1"))
+    (tmp_path / "LATEST").write_text("v1\n")
+    assert load_model(str(tmp_path)) == m
+    (tmp_path / "LATEST").write_text("\n")
+    with pytest.raises(ValueError, match="LATEST is empty"):
+        load_model(str(tmp_path))
+    (tmp_path / "LATEST").write_text("v2\n")
+    (tmp_path / "v2").mkdir()
+    with pytest.raises(ValueError, match="LATEST names v2, which has no model.json"):
+        load_model(str(tmp_path))
+    (tmp_path / "odd.json").write_text(json.dumps({"format": [2]}))
+    with pytest.raises(ValueError, match="not a format-2 page-level model$"):
+        load_model(str(tmp_path / "odd.json"))
+    (tmp_path / "file").write_text("not a folder")
+    with pytest.raises(ValueError, match="cannot read .*file/model.json"):
+        load_model(str(tmp_path / "file"))
+    # the temporary file of a replace is this writer's own, and gone afterwards
+    m.save(str(tmp_path / "v1"))
+    assert sorted(p.name for p in (tmp_path / "v1").iterdir()) == ["model.json"]
+
+
 def test_pu_correction_and_bands():
     m = PageModel("v", FEATURES, (0, 5), (tuple([0.0] * len(FEATURES)),) * 2, (0.0, 0.0), (0.5, 0.8))
     f = np.zeros((3, len(FEATURES)))
