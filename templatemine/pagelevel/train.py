@@ -208,9 +208,15 @@ def _version(outs: list[str], config: PageLevelConfig) -> str:
 
 
 def model_files(spark: SparkSession, path: str) -> ModelFiles:
-    """How the model root PATH is read and written: plain files for a local
-    path, and through the session's Hadoop FileSystem for a URI (hdfs://,
-    s3a://, file://, any scheme the session can reach)."""
+    """How the model root PATH is read and written: through the session's
+    Hadoop FileSystem for a URI (hdfs://, s3a://, file://, any scheme the
+    session can reach) and for a path without a scheme when the session's
+    default file system is not local disk (fs.defaultFS hdfs://... on YARN,
+    EMR, Dataproc: there Spark writes MLlib's band directories, so model.json
+    and LATEST go beside them, not onto the driver's disk); plain files
+    otherwise."""
     if "://" not in path:
-        return LOCAL_FILES
+        conf = spark.sparkContext._jsc.hadoopConfiguration()
+        if spark.sparkContext._jvm.org.apache.hadoop.fs.FileSystem.getDefaultUri(conf).getScheme() == "file":
+            return LOCAL_FILES
     return ModelFiles(lambda p: read_text(spark, p), lambda p, text: replace_text(spark, p, text))

@@ -21,6 +21,8 @@ from pyspark.sql import SparkSession
 
 
 MANIFEST = "manifest.json"  # the extract stage's; later stages add a summary to it
+# file systems whose rename replaces a file atomically (RunOutput.replace_text)
+ATOMIC_RENAME_SCHEMES = ("file", "hdfs", "viewfs")
 
 
 def path_exists(spark: SparkSession, path: str) -> bool:
@@ -171,16 +173,33 @@ class RunOutput:
         self.cleanup()
 
     def replace_text(self, path: str, text: str) -> None:
-        """Write PATH as a whole: a temporary file beside it, then a rename (a
-        reader sees the old text or the new, on HDFS and local disk; on S3A the
-        rename is a copy)."""
+        """Write PATH as a whole: a temporary file of this writer's own beside
+        it, then one rename over the old file (FileContext's rename with
+        OVERWRITE: a reader sees the old text or the new, never none, on HDFS
+        and local disk; if the rename fails the old file stays). Object stores
+        (s3a://, gs://, ...) have no atomic rename: there the old file is
+        deleted, then the temporary one copied in."""
         fs, Path = self._fs, self._Path
-        target = Path(path)
-        self.write_text(path + ".tmp", text)
-        if fs.exists(target):
-            fs.delete(target, False)
-        if not fs.rename(Path(path + ".tmp"), target):
-            raise OSError(f"could not move {path}.tmp to {path}")
+        target = fs.makeQualified(Path(path))
+        tmp = fs.makeQualified(Path(f"{path}.{uuid.uuid4().hex[:8]}.tmp"))  # FileContext has its own working dir
+        self.write_text(tmp.toString(), text)
+        try:
+            if target.toUri().getScheme() in ATOMIC_RENAME_SCHEMES:
+                jvm, sc = self.spark.sparkContext._jvm, self.spark.sparkContext
+                rename = getattr(jvm.org.apache.hadoop.fs, "Options$Rename")
+                overwrite = sc._gateway.new_array(rename, 1)
+                overwrite[0] = rename.OVERWRITE
+                jvm.org.apache.hadoop.fs.FileContext.getFileContext(target.toUri(), sc._jsc.hadoopConfiguration()) \
+                    .rename(tmp, target, overwrite)
+            else:
+                if fs.exists(target):
+                    fs.delete(target, False)
+                if not fs.rename(tmp, target):
+                    raise OSError("the file system refused the rename")
+        except Exception as exc:
+            if fs.exists(tmp):
+                fs.delete(tmp, False)
+            raise OSError(f"could not move {tmp.toString()} to {path} ({exc})") from exc
 
     def _replace(self, name: str, document: dict) -> None:
         """Write OUT/NAME as a whole: a temporary file, then a rename."""

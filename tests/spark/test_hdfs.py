@@ -27,7 +27,7 @@ from templatemine.pagelevel.model import load_model
 from templatemine.pagelevel.stage import run_pagelevel
 from templatemine.pagelevel.train import model_files, train_page_model
 from templatemine.spark import repo_root
-from templatemine.tables.output import path_exists, read_text
+from templatemine.tables.output import path_exists, read_text, replace_text
 from tests.warcgen import sample
 
 QUIET = lambda _m: None  # noqa: E731
@@ -102,6 +102,28 @@ def test_a_run_and_a_model_with_their_output_on_hdfs(spark, hdfs):
     assert path_exists(spark, f"{root}/{version}/band-1/metadata")
     assert load_model(root, model_files(spark, root)).version == version
     assert run_pagelevel(spark, out, PageLevelConfig(mode="page", model=root), progress=QUIET)["model"] == version
+    # LATEST replaced in one rename over the old file (FileContext, OVERWRITE), no temporary file left
+    replace_text(spark, f"{root}/LATEST", version + "\n")
+    jvm = spark.sparkContext._jvm
+    listing = jvm.org.apache.hadoop.fs.Path(root).getFileSystem(spark.sparkContext._jsc.hadoopConfiguration()) \
+        .listStatus(jvm.org.apache.hadoop.fs.Path(root))
+    assert sorted(st.getPath().getName() for st in listing) == ["LATEST", version]
+    assert read_text(spark, f"{root}/LATEST").strip() == version
+
+    # a root without a scheme where the default file system is HDFS (YARN, EMR, Dataproc): model.json
+    # and LATEST go beside MLlib's band directories on HDFS, not onto the driver's disk (found in review)
+    conf = spark.sparkContext._jsc.hadoopConfiguration()
+    default = conf.get("fs.defaultFS")
+    conf.set("fs.defaultFS", hdfs)
+    try:
+        bare = train_page_model(spark, [out], "/bare-models", config, progress=QUIET)["version"]
+        assert read_text(spark, f"{hdfs}/bare-models/LATEST").strip() == bare
+        assert path_exists(spark, f"{hdfs}/bare-models/{bare}/model.json")
+        assert path_exists(spark, f"{hdfs}/bare-models/{bare}/band-1/metadata")
+        assert not os.path.exists("/bare-models")
+        assert load_model("/bare-models", model_files(spark, "/bare-models")).version == bare
+    finally:
+        conf.set("fs.defaultFS", default) if default else conf.unset("fs.defaultFS")
 
 
 def test_a_nightly_state_on_hdfs(spark, hdfs):
