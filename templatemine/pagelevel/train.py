@@ -142,15 +142,20 @@ def train_page_model(spark: SparkSession, outs: list[str], model_root: str, conf
     target = files.join(model_root, version)
     bands = []
     coefficients, intercepts, ks = [], [], []
+    # every band's counts in one job, checked before any band is fitted or written: a
+    # band without both labels used to fail after the bands before it were saved
+    counts = {(r["band"], r["held"], int(r["label"])): r["n"] for r in
+              data.groupBy("band", "held", "label").agg(F.count("*").alias("n")).collect()}
+    for i, lower in enumerate(lowers):
+        n_train = [counts.get((i, False, 0), 0), counts.get((i, False, 1), 0)]
+        if min(n_train) == 0:
+            data.unpersist()
+            raise ValueError(f"band {i} (>= {lower} tokens): {n_train[0]} content and {n_train[1]} template nodes "
+                             "to train on; need both (more site-level output, or other pagelevel.bands)")
     for i, lower in enumerate(lowers):
         part = data.where(F.col("band") == i)
         train, held = part.where(~F.col("held")), part.where(F.col("held"))
-        counts = {(r["held"], int(r["label"])): r["n"] for r in
-                  part.groupBy("held", "label").agg(F.count("*").alias("n")).collect()}
-        n_train = [counts.get((False, 0), 0), counts.get((False, 1), 0)]
-        if min(n_train) == 0:
-            raise ValueError(f"band {i} (>= {lower} tokens): {n_train[0]} content and {n_train[1]} template nodes "
-                             "to train on; need both (more site-level output, or other pagelevel.bands)")
+        n_train = [counts.get((i, False, 0), 0), counts.get((i, False, 1), 0)]
         lr = LogisticRegression(featuresCol="fv", labelCol="label", weightCol="weight", regParam=config.reg_param,
                                 elasticNetParam=0.0,
                                 maxIter=200, standardization=True, family="binomial")

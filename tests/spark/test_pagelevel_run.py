@@ -137,6 +137,7 @@ def test_nodes_and_models_of_other_features_are_refused(spark, trained, tmp_path
     stage failed at a reshape. Each is now refused, saying why, and LATEST
     keeps naming the last good version."""
     import shutil
+    from dataclasses import replace
 
     from templatemine.pagelevel.features import FORMAT, N_FEATURES
     from templatemine.pagelevel.model import PageModel
@@ -170,6 +171,11 @@ def test_nodes_and_models_of_other_features_are_refused(spark, trained, tmp_path
         train_page_model(spark, [oldest], root, config, progress=QUIET, save_mllib=False)
     with pytest.raises(Exception, match="node features for .* nodes, the model takes"):
         run_pagelevel(spark, oldest, PageLevelConfig(mode="page"), progress=QUIET)
+
+    # a band without both labels is found before any band is fitted: nothing of that training is left
+    with pytest.raises(ValueError, match=r"band 2 \(>= 1000000 tokens\): 0 content and 0 template nodes"):
+        train_page_model(spark, [out], root, replace(config, bands="0,5,1000000"), progress=QUIET)
+    assert sorted(os.listdir(root)) == sorted(["LATEST", good])
 
     def refuse(self):
         raise ValueError("a coefficient or intercept is not a finite number")
