@@ -259,7 +259,10 @@ def _snapshot(state: State, touched: DataFrame, n_sites: int, out: str, extracte
     if nodes:
         state.latest(NODES).join(keys, "page_key", "left_semi").write.mode("overwrite").parquet(f"{out}/{S.NODES}")
     n_pages = keys.count()
-    manifest = {**extracted, "out": out, "night": night, "snapshot": {"sites": n_sites, "pages": n_pages},
+    # not `node_features`: the snapshot's nodes come from the state, extracted by
+    # earlier nights, perhaps by another templatemine (pagelevel checks their count)
+    night_only = {k: v for k, v in extracted.items() if k != "node_features"}
+    manifest = {**night_only, "out": out, "night": night, "snapshot": {"sites": n_sites, "pages": n_pages},
                 "note": "pages/links/pagelets/nodes are the touched sites' state; records and counts are the night's"}
     RunOutput(spark, out, night).write_text(f"{out}/{MANIFEST}", json.dumps(manifest, indent=2, default=str))
     return n_pages

@@ -27,13 +27,13 @@ from __future__ import annotations
 import json
 import math
 import os
-import uuid
 from dataclasses import asdict, dataclass, field, replace
 from itertools import compress
 from typing import Callable
 
 import numpy as np
 
+from templatemine import localfs
 from templatemine.pagelevel.features import FEATURES, FORMAT, FORMAT_CHANGES
 from templatemine.pagelevel.isotonic import smooth
 from templatemine.warc.inputs import is_remote, local_path
@@ -177,18 +177,7 @@ def _read_local(path: str) -> str | None:
 
 
 def _replace_local(path: str, text: str) -> None:
-    """PATH written whole: a temporary file of this writer's own beside it, then
-    os.replace (atomic); two writers never share the temporary file."""
-    path = local_path(path)
-    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    tmp = f"{path}.{uuid.uuid4().hex[:8]}.tmp"
-    try:
-        with open(tmp, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
+    localfs.replace_text(local_path(path), text)
 
 
 LOCAL_FILES = ModelFiles(_read_local, _replace_local)
@@ -250,7 +239,7 @@ UNLIKELY_MIN_CHARS = 500
 @dataclass
 class PageResult:
     x: np.ndarray  # raw templateness per node
-    y: np.ndarray  # smoothed; without smoothing x, with the nodes a rule or the site-level run forced at 1
+    y: np.ndarray  # smoothed (without smoothing x), the nodes a rule or the site-level run forced entering at 1
     template: np.ndarray  # bool per node: the node (its whole subtree) is template
     text_template: np.ndarray  # bool per node: its own text is removed
     n_sections: int
@@ -365,7 +354,8 @@ def judge_page(parent, features, n_tokens, texts, model: PageModel, scoring: Sco
     documentation page of many tables, where one table wins, keeps it). The
     article changes `text_template` and the text, not the model's `template`.
     A page the smoothing would leave without text while the raw classifier
-    keeps some is judged raw (its y is then x, one section per node).
+    keeps some is judged raw (its y is then x, with the nodes the rules or the
+    site-level run removed at 1; one section per node).
     `at` (PageArrays.at) puts the clean text in document order
     (`document_order`; None: the own texts in preorder)."""
     words = np.fromiter(map(len, map(str.split, texts)), dtype=np.int64, count=len(texts))  # own tokens per node

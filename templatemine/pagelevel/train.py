@@ -140,7 +140,7 @@ def train_page_model(spark: SparkSession, outs: list[str], model_root: str, conf
     version = _version(outs, config)
     files = model_files(spark, model_root)
     target = files.join(model_root, version)
-    bands = []
+    bands, fitted_bands = [], []
     coefficients, intercepts, ks = [], [], []
     # every band's counts in one job, checked before any band is fitted or written: a
     # band without both labels used to fail after the bands before it were saved
@@ -160,8 +160,7 @@ def train_page_model(spark: SparkSession, outs: list[str], model_root: str, conf
                                 elasticNetParam=0.0,
                                 maxIter=200, standardization=True, family="binomial")
         fitted = lr.fit(train)
-        if save_mllib:
-            fitted.write().overwrite().save(files.join(target, f"band-{i}"))
+        fitted_bands.append(fitted)  # written once the whole model has passed its check
         scored = fitted.transform(held).select("label", vector_to_array("probability")[1].alias("p"))
         stats = scored.agg(
             F.avg(F.when(F.col("label") == 1, F.col("p"))).alias("k"),
@@ -191,10 +190,13 @@ def train_page_model(spark: SparkSession, outs: list[str], model_root: str, conf
                   "trained_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                   "seconds": round(time.time() - started, 1)}
     model = PageModel(version, FEATURES, lowers, tuple(coefficients), tuple(intercepts), tuple(ks), trained_on)
-    try:  # what load_model would refuse is not saved, and LATEST keeps naming the last good version
+    try:  # what load_model would refuse is not saved, MLlib's bands neither, and LATEST stays
         model.check()
     except ValueError as exc:
         raise ValueError(f"training gave an unusable model, not saved ({exc})") from None
+    if save_mllib:
+        for i, fitted in enumerate(fitted_bands):
+            fitted.write().overwrite().save(files.join(target, f"band-{i}"))
     model.save(target, files)
     files.replace_text(files.join(model_root, LATEST), version + "\n")
     progress(f"train: model {version} -> {target}")

@@ -19,10 +19,14 @@ from datetime import datetime, timezone
 
 from pyspark.sql import SparkSession
 
+from templatemine import localfs
+
 
 MANIFEST = "manifest.json"  # the extract stage's; later stages add a summary to it
-# file systems whose rename replaces a file atomically (RunOutput.replace_text)
-ATOMIC_RENAME_SCHEMES = ("file", "hdfs", "viewfs")
+# file systems whose rename with OVERWRITE replaces a file atomically (RunOutput.replace_text;
+# local disk goes by os.replace)
+ATOMIC_RENAME_SCHEMES = ("hdfs", "viewfs")
+_FILE_CONTEXTS: dict = {}
 
 
 def path_exists(spark: SparkSession, path: str) -> bool:
@@ -173,33 +177,50 @@ class RunOutput:
         self.cleanup()
 
     def replace_text(self, path: str, text: str) -> None:
-        """Write PATH as a whole: a temporary file of this writer's own beside
-        it, then one rename over the old file (FileContext's rename with
-        OVERWRITE: a reader sees the old text or the new, never none, on HDFS
-        and local disk; if the rename fails the old file stays). Object stores
-        (s3a://, gs://, ...) have no atomic rename: there the old file is
-        deleted, then the temporary one copied in."""
+        """Write PATH as a whole, a reader seeing the old text or the new, never
+        none, and a failed write leaving the old one: on local disk by
+        os.replace (localfs.replace_text; Hadoop's local rename with OVERWRITE
+        deletes first), on HDFS by one rename with OVERWRITE (FileContext), of
+        a temporary file of this writer's own. Object stores (s3a://, gs://,
+        ...) have no atomic rename: there the old file is deleted, then the
+        temporary one copied in."""
         fs, Path = self._fs, self._Path
         target = fs.makeQualified(Path(path))
+        scheme = target.toUri().getScheme()
+        if scheme == "file":
+            localfs.replace_text(target.toUri().getPath(), text)
+            return
         tmp = fs.makeQualified(Path(f"{path}.{uuid.uuid4().hex[:8]}.tmp"))  # FileContext has its own working dir
-        self.write_text(tmp.toString(), text)
         try:
-            if target.toUri().getScheme() in ATOMIC_RENAME_SCHEMES:
-                jvm, sc = self.spark.sparkContext._jvm, self.spark.sparkContext
+            self.write_text(tmp.toString(), text)
+            if scheme in ATOMIC_RENAME_SCHEMES:
+                jvm = self.spark.sparkContext._jvm
                 rename = getattr(jvm.org.apache.hadoop.fs, "Options$Rename")
-                overwrite = sc._gateway.new_array(rename, 1)
+                overwrite = self.spark.sparkContext._gateway.new_array(rename, 1)
                 overwrite[0] = rename.OVERWRITE
-                jvm.org.apache.hadoop.fs.FileContext.getFileContext(target.toUri(), sc._jsc.hadoopConfiguration()) \
-                    .rename(tmp, target, overwrite)
+                self._file_context(target).rename(tmp, target, overwrite)
             else:
                 if fs.exists(target):
                     fs.delete(target, False)
                 if not fs.rename(tmp, target):
                     raise OSError("the file system refused the rename")
         except Exception as exc:
-            if fs.exists(tmp):
-                fs.delete(tmp, False)
-            raise OSError(f"could not move {tmp.toString()} to {path} ({exc})") from exc
+            try:
+                if fs.exists(tmp):
+                    fs.delete(tmp, False)
+            except Exception:  # the error worth reporting is the one above
+                pass
+            raise OSError(f"could not write {path} (through {tmp.toString()}): {exc}") from exc
+
+    def _file_context(self, target):
+        """One FileContext per file system and session (each holds a client of
+        its own, which is never closed)."""
+        uri, sc = target.toUri(), self.spark.sparkContext
+        key = (id(sc._gateway), uri.getScheme(), uri.getAuthority())  # the entry holds the gateway: no id reuse
+        if key not in _FILE_CONTEXTS:
+            _FILE_CONTEXTS[key] = (sc._gateway, sc._jvm.org.apache.hadoop.fs.FileContext.getFileContext(
+                uri, sc._jsc.hadoopConfiguration()))
+        return _FILE_CONTEXTS[key][1]
 
     def _replace(self, name: str, document: dict) -> None:
         """Write OUT/NAME as a whole: a temporary file, then a rename."""

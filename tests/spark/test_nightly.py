@@ -68,6 +68,10 @@ def test_night_merges_newest_capture_and_tracks_removals(spark, run_a, nights):
 
     state, one, two = run_a
     assert one["files"] == 1 and two["files"] == 1 and two["files_already_ingested"] == 1
+    # the night's manifest does not vouch for the nodes' features: they are the state's, of earlier nights
+    import json
+
+    assert "node_features" not in json.load(open(os.path.join(two["output"], "manifest.json")))
     pages = State(spark, state).read_table("pages")
     home = pages.where(F.col("url") == "https://two.example.org/").first()
     assert str(home["fetch_time"]).startswith("2026-11-05")  # night 2's newer capture won
