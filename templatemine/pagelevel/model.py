@@ -364,15 +364,6 @@ def judge_page(parent, features, n_tokens, texts, model: PageModel, scoring: Sco
     f = np.asarray(features, dtype=np.float64).reshape(len(texts), len(model.features))
     x = model.templateness(f, np.asarray(n_tokens, dtype=np.int64), scoring.pu, known)  # once, for every pass
     r = _judge_unlikely(parent, x, texts, words, join, scoring, forced, forced_text, unlikely)
-    if scoring.smooth and not r.clean_text and words.any():
-        # the smoothing makes the page's decisions coherent; it must not erase
-        # a page the classifier keeps text on (a section of many small
-        # template-like nodes outvoting the few paragraphs beside it, the
-        # seed's unweighted L1): judged raw then, as Readability retries
-        raw = _judge_unlikely(parent, x, texts, words, join, replace(scoring, smooth=False), forced,
-                              forced_text, unlikely)
-        if raw.clean_text:
-            r = raw
     if forced_text is not None:
         r.site_template_tokens = int(words[np.asarray(forced_text, dtype=bool)].sum())
     if article is None or not scoring.article:
@@ -397,15 +388,32 @@ def _judge_unlikely(parent, x, texts, words, join, scoring: Scoring, forced, for
     """judge_page before the article: the model's scores `x`, with the unlikely candidates."""
     u = np.asarray(unlikely, dtype=bool) if unlikely is not None and scoring.unlikely else None
     if u is None or not u.any():
-        return _judge(parent, x, texts, words, join, scoring, forced, forced_text)
+        return _judge_guarded(parent, x, texts, words, join, scoring, forced, forced_text)
     site = forced if forced is not None else np.zeros(len(u), dtype=bool)
-    r = _judge(parent, x, texts, words, join, scoring, site | u, forced_text)
+    r = _judge_guarded(parent, x, texts, words, join, scoring, site | u, forced_text)
     if len(r.clean_text) < UNLIKELY_MIN_CHARS:
-        without = _judge(parent, x, texts, words, join, scoring, forced, forced_text)
+        without = _judge_guarded(parent, x, texts, words, join, scoring, forced, forced_text)
         if len(without.clean_text) > len(r.clean_text):
             return without
     keep_site = ~site if forced_text is None else ~(site | np.asarray(forced_text, dtype=bool))
     r.unlikely_tokens = int(words[u & keep_site & r.text_template].sum())
+    return r
+
+
+def _judge_guarded(parent, x, texts, words, join, scoring: Scoring, forced, forced_text) -> PageResult:
+    """One pass (`_judge`), judged raw when the smoothing would leave no text
+    while the raw classifier keeps some: the smoothing makes the page's
+    decisions coherent; it must not erase a page the classifier keeps text on
+    (a section of many small template-like nodes outvoting the few paragraphs
+    beside it, the seed's unweighted L1), as Readability retries. Applied to
+    each pass, so that the unlikely rule's retry compares guarded passes (found
+    in review: a page the smoothing emptied with the rule was judged without
+    it, keeping its comments, before the raw pass with the rule was tried)."""
+    r = _judge(parent, x, texts, words, join, scoring, forced, forced_text)
+    if scoring.smooth and not r.clean_text and words.any():
+        raw = _judge(parent, x, texts, words, join, replace(scoring, smooth=False), forced, forced_text)
+        if raw.clean_text:
+            return raw
     return r
 
 

@@ -310,6 +310,26 @@ def test_smoothing_never_empties_a_page_the_classifier_keeps_text_on():
     assert judge_page(parent, f, n_tokens, texts, m, Scoring()).clean_text == ""
 
 
+def test_the_unlikely_rule_compares_passes_the_smoothing_guard_has_seen():
+    """The rustdoc-like section of the test above, and a comment box beside it.
+    With the unlikely rule the smoothing empties the page, and judged raw the
+    rule keeps the two paragraphs; the rule's retry must compare that, not the
+    smoothed pass without the rule, which kept only the comment (found in
+    review: the guard ran after the retry had picked the comment)."""
+    m = _toy_model()  # x = sigmoid(8 * link_density - 4)
+    ld = FEATURES.index("link_density")
+    parent = [-1, 0, 1, 1] + [1] * 12 + [0]
+    f = np.zeros((len(parent), len(FEATURES)))
+    f[:, ld] = [0.5, 0.5, 0.0, 0.0] + [1.0] * 12 + [0.0]
+    texts = (["", "", "A marker trait for secure generators.", "Implementations on foreign types."]
+             + ["source §"] * 12 + ["First!"])
+    n_tokens = [sum(len(t.split()) for t in texts)] * 2 + [len(t.split()) for t in texts[2:]]
+    unlikely = [False] * 16 + [True]
+    r = judge_page(parent, f, n_tokens, texts, m, Scoring(smooth=True, grid=0.05), unlikely=unlikely)
+    assert r.clean_text == "A marker trait for secure generators. Implementations on foreign types."
+    assert r.unlikely_tokens == 1
+
+
 def test_the_grid_never_carries_a_score_across_the_threshold():
     """Rounded to the nearest grid point, 0.48 became 0.5, judged template: with
     c = 0, which only enforces monotonicity, smoothing removed a paragraph the
