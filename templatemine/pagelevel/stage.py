@@ -28,9 +28,8 @@ from pyspark.sql.types import (ArrayType, BooleanType, FloatType, IntegerType, L
                                StructType)
 
 from templatemine.config import PageLevelConfig
-from templatemine.pagelevel.features import N_FEATURES
 from templatemine.pagelevel.model import PageModel, Scoring, judge_page, load_model, subtree_labels
-from templatemine.pagelevel.train import model_files, node_features_recorded
+from templatemine.pagelevel.train import model_files, require_node_features
 from templatemine.tables.output import RunOutput, new_run_id, path_exists, require_tables
 
 PAGE_TEMPLATENESS = "page_templateness"
@@ -83,7 +82,7 @@ def _judge_group(model: PageModel, scoring: Scoring):
         n = len(pdf)
         mode = pdf["mode"].iat[0]
         features = np.concatenate(pdf["features"].to_numpy()) if n else np.zeros((0, n_features))
-        if features.size != n * n_features:  # checked on the driver first (run_pagelevel); a clear word if not
+        if features.size != n * n_features:  # run_pagelevel checks first (require_node_features)
             raise ValueError(f"page {pdf['page_key'].iat[0]}: {features.size} node features for {n} nodes, the model "
                              f"takes {n_features} per node: these nodes come from another templatemine's extract; "
                              "extract again")
@@ -182,12 +181,7 @@ def run_pagelevel(spark: SparkSession, out: str, config: PageLevelConfig = PageL
                  f"{'; removed the earlier page_templateness, so clean uses the site-level templates' if had else ''}")
         return None
     require_tables(spark, out, ("pages", "nodes"), "page-level detection")
-    if not node_features_recorded(spark, out, "page-level detection"):  # an older output: check the count
-        wrong = spark.read.parquet(f"{out}/nodes").where(F.size("features") != N_FEATURES).select(
-            "page_key").limit(1).collect()
-        if wrong:
-            raise ValueError(f"{out}: page-level detection: nodes with other than the {N_FEATURES} features this "
-                             f"templatemine computes (page_key {wrong[0]['page_key']}); extract it again")
+    require_node_features(spark, out, "page-level detection")
     scoring = config.scoring()
     pages = spark.read.parquet(f"{out}/pages")
     has_members = path_exists(spark, f"{out}/template_pagelets")

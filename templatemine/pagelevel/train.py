@@ -55,18 +55,25 @@ def node_labels(nodes: DataFrame, template_pagelets: DataFrame) -> DataFrame:
         "page_key").applyInPandas(_subtree, _LABEL_SCHEMA)
 
 
-def node_features_recorded(spark: SparkSession, out: str, stage: str) -> bool:
-    """Whether OUT's manifest says which features its NODES hold; ValueError
-    when they are not this code's (an output extracted by a templatemine whose
-    features differ in number or meaning: a model trained on them, or scores
-    computed from them, would be silently wrong). An output extracted before
-    the manifest said so (False) is checked by count where it is read."""
-    text = read_text(spark, f"{out.rstrip('/')}/{MANIFEST}")
+def require_node_features(spark: SparkSession, out: str, stage: str) -> None:
+    """ValueError unless OUT's NODES hold this code's features: its manifest's
+    record (`node_features`) says so, or, for an output extracted before the
+    record, every node has N_FEATURES of them (one scan of the column). A model
+    trained on features of another meaning or number, or scores computed from
+    them, would be silently wrong."""
+    out = out.rstrip("/")
+    text = read_text(spark, f"{out}/{MANIFEST}")
     record = json.loads(text).get("node_features") if text else None
     why = node_features_mismatch(record)
     if why:
         raise ValueError(f"{out}: {stage}: {why}")
-    return bool(record)
+    if record:
+        return
+    wrong = spark.read.parquet(f"{out}/nodes").where(F.size("features") != N_FEATURES).select(
+        "page_key").limit(1).collect()
+    if wrong:
+        raise ValueError(f"{out}: {stage}: nodes with other than the {N_FEATURES} features this templatemine "
+                         f"computes (page_key {wrong[0]['page_key']}); extract it again")
 
 
 def labelled_nodes(spark: SparkSession, outs: list[str], min_site_pages: int = 1, max_pages: int = 0,
@@ -78,6 +85,7 @@ def labelled_nodes(spark: SparkSession, outs: list[str], min_site_pages: int = 1
     for out in outs:
         out = out.rstrip("/")
         require_tables(spark, out, ("pages", "nodes", "template_pagelets"), "training")
+        require_node_features(spark, out, "training")
         sites = spark.read.parquet(f"{out}/pages").select("page_key", "site")
         if min_site_pages > 1:
             sizes = sites.groupBy("site").agg(F.count("*").alias("site_pages")).where(
@@ -114,7 +122,6 @@ def train_page_model(spark: SparkSession, outs: list[str], model_root: str, conf
 
     started = time.time()
     lowers = band_lowers(config)
-    unrecorded = [o for o in outs if not node_features_recorded(spark, o, "training")]
     data = labelled_nodes(spark, outs, config.train_min_site_pages, config.train_max_pages,
                           config.seed).withColumn("fv", array_to_vector("features")).withColumn(
         "band", F.lit(0))
@@ -132,11 +139,6 @@ def train_page_model(spark: SparkSession, outs: list[str], model_root: str, conf
     else:
         data = data.withColumn("weight", F.lit(1.0))
     data = data.persist()
-    wrong = data.where(F.size("features") != N_FEATURES).select("page_key").limit(1).collect() if unrecorded else []
-    if wrong:  # an output extracted before its manifest recorded its features
-        data.unpersist()
-        raise ValueError(f"training: nodes with other than the {N_FEATURES} features this templatemine computes "
-                         f"(page_key {wrong[0]['page_key']}, in {', '.join(unrecorded)}); extract again")
     version = _version(outs, config)
     files = model_files(spark, model_root)
     target = files.join(model_root, version)
