@@ -128,7 +128,10 @@ LINKS_SCHEMA = _struct(("src_page_key", LongType(), False), *[(f.name, f.dataTyp
 
 PAGELETS_SCHEMA = _struct(("page_key", LongType(), False), *[(f.name, f.dataType, f.nullable) for f in PAGELET_FIELDS])
 
-NODES_SCHEMA = _struct(("page_key", LongType(), False), *[(f.name, f.dataType, f.nullable) for f in NODE_FIELDS])
+NODES_SCHEMA = _struct(("page_key", LongType(), False), *[(f.name, f.dataType, f.nullable) for f in NODE_FIELDS],
+                       # pagelevel.features.FORMAT of `features`, set by extract: a nightly state's nodes come
+                       # from many nights (perhaps of older templatemines), so each row says what it holds
+                       ("features_format", IntegerType(), False))
 
 TABLE_SCHEMAS = {RECORDS: RECORDS_SCHEMA, PAGES: PAGES_SCHEMA, LINKS: LINKS_SCHEMA, PAGELETS: PAGELETS_SCHEMA,
                  NODES: NODES_SCHEMA}

@@ -153,7 +153,8 @@ def run_night(spark: SparkSession, state_root: str, files: list[InputFile], conf
             "flattened_sample": extracted["flattened_sample"],
             **changes, "snapshot_pages": snapshot,
             "templates": detected["rows"][TEMPLATES], "detect_mode": detected["mode"],
-            **({"pagelevel": {"model": judged["model"], "modes": judged["modes"]}} if judged else {}),
+            **({"pagelevel": {k: judged[k] for k in ("model", "modes", "set_aside") if k in judged}}
+               if judged else {}),
             "clean_pages": cleaned["rows"]["clean_pages"],
             "mean_template_token_fraction": cleaned["mean_template_token_fraction"],
             "state_changes": templates, "output": output,
@@ -260,7 +261,8 @@ def _snapshot(state: State, touched: DataFrame, n_sites: int, out: str, extracte
         state.latest(NODES).join(keys, "page_key", "left_semi").write.mode("overwrite").parquet(f"{out}/{S.NODES}")
     n_pages = keys.count()
     # not `node_features`: the snapshot's nodes come from the state, extracted by
-    # earlier nights, perhaps by another templatemine (pagelevel checks their count)
+    # earlier nights, perhaps by another templatemine: pagelevel sets aside the pages
+    # whose rows' features_format is another (train.judgeable_nodes)
     night_only = {k: v for k, v in extracted.items() if k != "node_features"}
     manifest = {**night_only, "out": out, "night": night, "snapshot": {"sites": n_sites, "pages": n_pages},
                 "note": "pages/links/pagelets/nodes are the touched sites' state; records and counts are the night's"}

@@ -29,7 +29,7 @@ from pyspark.sql.types import (ArrayType, BooleanType, FloatType, IntegerType, L
 
 from templatemine.config import PageLevelConfig
 from templatemine.pagelevel.model import PageModel, Scoring, judge_page, load_model, subtree_labels
-from templatemine.pagelevel.train import model_files, require_node_features
+from templatemine.pagelevel.train import judgeable_nodes, model_files
 from templatemine.tables.output import RunOutput, new_run_id, path_exists, require_tables
 
 PAGE_TEMPLATENESS = "page_templateness"
@@ -82,7 +82,7 @@ def _judge_group(model: PageModel, scoring: Scoring):
         n = len(pdf)
         mode = pdf["mode"].iat[0]
         features = np.concatenate(pdf["features"].to_numpy()) if n else np.zeros((0, n_features))
-        if features.size != n * n_features:  # run_pagelevel checks first (require_node_features)
+        if features.size != n * n_features:  # run_pagelevel sets such pages aside first (judgeable_nodes)
             raise ValueError(f"page {pdf['page_key'].iat[0]}: {features.size} node features for {n} nodes, the model "
                              f"takes {n_features} per node: these nodes come from another templatemine's extract; "
                              "extract again")
@@ -181,7 +181,7 @@ def run_pagelevel(spark: SparkSession, out: str, config: PageLevelConfig = PageL
                  f"{'; removed the earlier page_templateness, so clean uses the site-level templates' if had else ''}")
         return None
     require_tables(spark, out, ("pages", "nodes"), "page-level detection")
-    require_node_features(spark, out, "page-level detection")
+    nodes, set_aside = judgeable_nodes(spark, out, "page-level detection", progress)
     scoring = config.scoring()
     pages = spark.read.parquet(f"{out}/pages")
     has_members = path_exists(spark, f"{out}/template_pagelets")
@@ -198,7 +198,7 @@ def run_pagelevel(spark: SparkSession, out: str, config: PageLevelConfig = PageL
     progress(f"pagelevel: model {model.version}, mode {config.mode}, smoothing c={config.smoothing}"
              f"{'' if config.smooth else ' (off)'}, threshold {config.threshold}")
     try:
-        judged_pages(spark.read.parquet(f"{out}/nodes"), modes, labels, model, scoring).write.mode(
+        judged_pages(nodes, modes, labels, model, scoring).write.mode(
             "overwrite").parquet(output.staged(PAGE_TEMPLATENESS))
         written = spark.read.parquet(output.staged(PAGE_TEMPLATENESS))
         by_mode = {r["mode"]: r.asDict() for r in written.groupBy("mode").agg(
@@ -218,7 +218,7 @@ def run_pagelevel(spark: SparkSession, out: str, config: PageLevelConfig = PageL
     manifest = {"stage": "pagelevel", "run_id": output.run_id, "out": out, "model": model.version,
                 **({"trained": trained} if trained is not None else {}),
                 "detect_run_id": detected.get("run_id"),
-                "config": asdict(config), "modes": by_mode,
+                "config": asdict(config), "modes": by_mode, **({"set_aside": set_aside} if set_aside else {}),
                 "rows": {PAGE_TEMPLATENESS: sum(m["pages"] for m in by_mode.values())},
                 "timings": {"total_s": round(time.time() - started, 3)}}
     output.commit([PAGE_TEMPLATENESS], "pagelevel.json", manifest)

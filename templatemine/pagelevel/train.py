@@ -15,6 +15,7 @@ import json
 import os
 import time
 import uuid
+from typing import Callable
 
 import pandas as pd
 from pyspark.sql import DataFrame, SparkSession
@@ -22,7 +23,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import IntegerType, LongType, StructField, StructType
 
 from templatemine.config import PageLevelConfig, parse_bands
-from templatemine.pagelevel.features import FEATURES, N_FEATURES, node_features_mismatch
+from templatemine.pagelevel.features import FEATURES, FORMAT, N_FEATURES, node_features_mismatch
 from templatemine.pagelevel.model import LATEST, LOCAL_FILES, ModelFiles, PageModel, subtree_labels
 from templatemine.tables.output import MANIFEST, read_text, replace_text, require_tables
 
@@ -55,29 +56,54 @@ def node_labels(nodes: DataFrame, template_pagelets: DataFrame) -> DataFrame:
         "page_key").applyInPandas(_subtree, _LABEL_SCHEMA)
 
 
-def require_node_features(spark: SparkSession, out: str, stage: str) -> None:
-    """ValueError unless OUT's NODES hold this code's features: its manifest's
-    record (`node_features`) says so, or, for an output extracted before the
-    record, every node has N_FEATURES of them (one scan of the column). A model
-    trained on features of another meaning or number, or scores computed from
-    them, would be silently wrong."""
+def judgeable_nodes(spark: SparkSession, out: str, stage: str,
+                    progress: Callable[[str], None] = print) -> tuple[DataFrame, dict]:
+    """OUT's NODES that this code can judge or train on, and what was set aside
+    (`{"pages": n, "formats": {format: pages}}`, empty when nothing was). A
+    model trained on features of another meaning or number, or scores computed
+    from them, would be silently wrong, so:
+
+    - the manifest records the features (`node_features`: an extract's output
+      since 2026-11-27): ValueError unless they are this code's, else every node;
+    - no record and no `features_format` column (an output extracted before
+      both): ValueError if a node has other than N_FEATURES (one scan);
+    - no record, with the column (a nightly run's snapshot: the state's nodes
+      come from many nights, perhaps of an older templatemine): each page with
+      a node of another format, or of another count, is set aside and said so;
+      it is not judged, so clean takes its text from the site-level templates,
+      until its page is captured again. A row of null format (a state's node
+      from before the column) is judged if its count is right."""
     out = out.rstrip("/")
     text = read_text(spark, f"{out}/{MANIFEST}")
     record = json.loads(text).get("node_features") if text else None
     why = node_features_mismatch(record)
     if why:
         raise ValueError(f"{out}: {stage}: {why}")
+    nodes = spark.read.parquet(f"{out}/nodes")
     if record:
-        return
-    wrong = spark.read.parquet(f"{out}/nodes").where(F.size("features") != N_FEATURES).select(
-        "page_key").limit(1).collect()
-    if wrong:
-        raise ValueError(f"{out}: {stage}: nodes with other than the {N_FEATURES} features this templatemine "
-                         f"computes (page_key {wrong[0]['page_key']}); extract it again")
+        return nodes, {}
+    if "features_format" not in nodes.columns:
+        wrong = nodes.where(F.size("features") != N_FEATURES).select("page_key").limit(1).collect()
+        if wrong:
+            raise ValueError(f"{out}: {stage}: nodes with other than the {N_FEATURES} features this templatemine "
+                             f"computes (page_key {wrong[0]['page_key']}); extract it again")
+        return nodes, {}
+    other = (F.size("features") != N_FEATURES) | (F.coalesce(F.col("features_format"), F.lit(FORMAT)) != FORMAT)
+    stale = nodes.where(other).groupBy("page_key").agg(F.max("features_format").alias("format"))
+    by_format = {("unknown" if r["format"] is None else str(r["format"])): r["pages"]
+                 for r in stale.groupBy("format").agg(F.count("*").alias("pages")).collect()}
+    if not by_format:
+        return nodes, {}
+    set_aside = {"pages": sum(by_format.values()), "formats": dict(sorted(by_format.items()))}
+    progress(f"{stage}: {set_aside['pages']} page(s) set aside, their nodes of other features than this "
+             f"templatemine's (format {FORMAT}, {N_FEATURES}): "
+             + ", ".join(f"format {k}: {v}" for k, v in set_aside["formats"].items())
+             + "; cleaned by the site-level templates until captured again")
+    return nodes.join(stale.select("page_key"), "page_key", "left_anti"), set_aside
 
 
 def labelled_nodes(spark: SparkSession, outs: list[str], min_site_pages: int = 1, max_pages: int = 0,
-                   seed: int = 7) -> DataFrame:
+                   seed: int = 7, progress: Callable[[str], None] = print) -> DataFrame:
     """Nodes with features and a 0/1 label, from site-level runs' outputs: the
     pages of sites with at least `min_site_pages` pages in their output, at
     most `max_pages` of them per output (0: all), sampled by page hash."""
@@ -85,7 +111,7 @@ def labelled_nodes(spark: SparkSession, outs: list[str], min_site_pages: int = 1
     for out in outs:
         out = out.rstrip("/")
         require_tables(spark, out, ("pages", "nodes", "template_pagelets"), "training")
-        require_node_features(spark, out, "training")
+        judgeable, _ = judgeable_nodes(spark, out, "training", progress)
         sites = spark.read.parquet(f"{out}/pages").select("page_key", "site")
         if min_site_pages > 1:
             sizes = sites.groupBy("site").agg(F.count("*").alias("site_pages")).where(
@@ -97,7 +123,7 @@ def labelled_nodes(spark: SparkSession, outs: list[str], min_site_pages: int = 1
                 sites = sites.where((F.abs(F.xxhash64("page_key", F.lit(seed + 1))) % 1_000_000)
                                     < int(1_000_000 * max_pages / n_pages))
         # only the chosen pages' nodes are labelled (a semi-join by page, before the per-page trees)
-        nodes = spark.read.parquet(f"{out}/nodes").join(sites.select("page_key"), "page_key", "left_semi")
+        nodes = judgeable.join(sites.select("page_key"), "page_key", "left_semi")
         labels = node_labels(nodes, spark.read.parquet(f"{out}/template_pagelets"))
         frames.append(nodes.select("page_key", "node", "n_tokens", "features").join(labels, ["page_key", "node"])
                       .where(F.col("label") >= 0).join(sites, "page_key"))
@@ -123,7 +149,7 @@ def train_page_model(spark: SparkSession, outs: list[str], model_root: str, conf
     started = time.time()
     lowers = band_lowers(config)
     data = labelled_nodes(spark, outs, config.train_min_site_pages, config.train_max_pages,
-                          config.seed).withColumn("fv", array_to_vector("features")).withColumn(
+                          config.seed, progress).withColumn("fv", array_to_vector("features")).withColumn(
         "band", F.lit(0))
     for i, lower in enumerate(lowers[1:], start=1):
         data = data.withColumn("band", F.when(F.col("n_tokens") >= lower, F.lit(i)).otherwise(F.col("band")))

@@ -33,7 +33,7 @@ from templatemine import schema as S
 from templatemine.config import ExtractConfig
 from templatemine.html.page import PageConfig, PageParser
 from templatemine.html.record import FLATTENED, OUTCOMES, PAGE, Capture, extract_capture
-from templatemine.pagelevel.features import node_features_record
+from templatemine.pagelevel.features import FORMAT, node_features_record
 from templatemine.tables.output import DERIVED, MANIFEST, RunOutput, new_run_id
 from templatemine.warc.inputs import InputFile, open_input
 from templatemine.warc.reader import RawRecord, iter_records
@@ -240,7 +240,8 @@ def pagelets_table(captures: DataFrame) -> DataFrame:
 
 
 def nodes_table(captures: DataFrame) -> DataFrame:
-    return captures.where(F.col("outcome") == PAGE).select("page_key", F.inline("nodes")).select(
+    return captures.where(F.col("outcome") == PAGE).select("page_key", F.inline("nodes")).withColumn(
+        "features_format", F.lit(FORMAT)).select(
         *S.NODES_SCHEMA.names
     )
 

@@ -141,6 +141,34 @@ def test_site_mode_night_keeps_no_stale_nodes(spark, nights, tmp_path):
     assert "pagelevel_s" not in two["timings"] and two["timings"]["detect_s"] > 0
 
 
+def test_a_night_sets_aside_the_state_pages_of_another_features_format(spark, nights, tmp_path):
+    """A state's nodes come from many nights, perhaps of an older templatemine
+    whose features meant something else: each row says its format, and a page
+    of a touched site whose nodes hold another is not judged by the model but
+    cleaned at site level, counted in the night's summary."""
+    from delta.tables import DeltaTable
+    from pyspark.sql import functions as F
+
+    from templatemine.nightly.state import State
+    from templatemine.pagelevel.features import FORMAT
+
+    state = str(tmp_path / "state-format")
+    _night(spark, state, nights[:1])
+    st = State(spark, state)
+    assert {r[0] for r in st.read_table("nodes").select("features_format").distinct().collect()} == {FORMAT}
+    older = "https://two.example.org/section/charlie/"  # night 1's, not captured again, on a site night 2 touches
+    key = st.read_table("pages").where(F.col("url") == older).first()["page_key"]
+    DeltaTable.forPath(spark, st.path("nodes")).update(F.col("page_key") == key,
+                                                      {"features_format": F.lit(FORMAT - 1)})
+    two = _night(spark, state, nights)
+    assert two["pagelevel"]["set_aside"] == {"pages": 1, "formats": {str(FORMAT - 1): 1}}
+    clean = {r["url"]: r["mode"] for r in spark.read.parquet(f"{two['output']}/clean_pages").collect()}
+    assert len(clean) == two["snapshot_pages"] and clean[older] == "site"
+    site = [u for u in clean if "two.example.org" in u]
+    judged = "hybrid" if len(site) >= TEST.pagelevel.min_site_pages else "page"
+    assert {clean[u] for u in site if u != older} == {judged}
+
+
 def test_same_night_twice_changes_nothing(spark, run_a, nights):
     from templatemine.nightly.state import State
 
@@ -209,8 +237,8 @@ def test_history_comes_from_delta(spark, run_a):
 
 
 def test_a_state_from_before_a_new_column_gains_it(spark, tmp_path):
-    """An older templatemine's state (nodes without `unlikely`, `article` and
-    `text_at`): the night's create_if_missing adds the columns, the old rows
+    """An older templatemine's state (nodes without `unlikely`, `article`,
+    `text_at` and `features_format`): the night's create_if_missing adds the columns, the old rows
     read null, new rows keep theirs, and the page-level stage judges the old
     rows without the rules (null `article`: all of the page is the article;
     null `text_at`: the own texts in preorder)."""
@@ -218,24 +246,24 @@ def test_a_state_from_before_a_new_column_gains_it(spark, tmp_path):
 
     from templatemine import schema as S
     from templatemine.nightly.state import NODES, State
-    from templatemine.pagelevel.features import page_nodes
+    from templatemine.pagelevel.features import FORMAT, page_nodes
     from templatemine.pagelevel.model import Scoring, load_model
     from templatemine.pagelevel.stage import judged_pages
 
     comment = "I disagree with every word of this piece."
     html = ("<html><body><div id='main'><p>" + "A long sentence of article text that a reader came for. " * 12
             + f"</p></div><div class='comment-list'><p>{comment}</p></div></body></html>")
-    rows = [(7, *n) for n in page_nodes(html)]
+    rows = [(7, *n, FORMAT) for n in page_nodes(html)]
     unlikely = S.NODES_SCHEMA.names.index("unlikely")
     assert any(r[unlikely] for r in rows)  # the comment box is an unlikely candidate
     full = spark.createDataFrame(rows, S.NODES_SCHEMA)
     state = State(spark, str(tmp_path / "state"))
-    full.drop("unlikely", "article", "text_at").write.format("delta").save(state.path(NODES))
+    full.drop("unlikely", "article", "text_at", "features_format").write.format("delta").save(state.path(NODES))
     state.create_if_missing(NODES, S.NODES_SCHEMA)
     table = state.latest(NODES)
     assert table.columns == S.NODES_SCHEMA.names
-    assert table.where(F.col("unlikely").isNull() & F.col("article").isNull() & F.col("text_at").isNull()).count() \
-        == len(rows)
+    assert table.where(F.col("unlikely").isNull() & F.col("article").isNull() & F.col("text_at").isNull()
+                       & F.col("features_format").isNull()).count() == len(rows)
     state.merge(NODES, full.withColumn("page_key", F.lit(8).cast("long")), ["page_key", "node"], update_all=False)
     assert state.latest(NODES).where("page_key = 8 AND unlikely IS NULL").count() == 0
     modes = spark.createDataFrame([(7, "page"), (8, "page")], "page_key long, mode string")

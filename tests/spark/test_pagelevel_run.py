@@ -13,7 +13,7 @@ from pyspark.sql import functions as F
 from templatemine.config import DetectConfig, ExtractConfig, PageLevelConfig
 from templatemine.pagelevel.model import judge_page, load_model
 from templatemine.pagelevel.stage import run_pagelevel
-from templatemine.pagelevel.train import model_files, node_labels, train_page_model
+from templatemine.pagelevel.train import labelled_nodes, model_files, node_labels, train_page_model
 from templatemine.tables.extract import run_extract
 from templatemine.templates.stage import run_clean, run_detect
 from templatemine.warc.inputs import expand_inputs
@@ -84,8 +84,6 @@ def test_model_round_trips_through_mllib_and_json(spark, trained):
 
 
 def test_training_labels_come_from_sites_with_several_pages(spark, trained):
-    from templatemine.pagelevel.train import labelled_nodes
-
     out, _, summary = trained
     sites = {r["site"] for r in labelled_nodes(spark, [out], min_site_pages=2).select("site").distinct().collect()}
     every = {r["site"] for r in labelled_nodes(spark, [out], min_site_pages=1).select("site").distinct().collect()}
@@ -161,11 +159,11 @@ def test_nodes_and_models_of_other_features_are_refused(spark, trained, tmp_path
     with pytest.raises(ValueError, match="page-level detection: its nodes hold format-1 features"):
         run_pagelevel(spark, older, PageLevelConfig(mode="page"), progress=QUIET)
 
-    oldest = str(tmp_path / "oldest")  # no record, and one feature fewer per node
+    oldest = str(tmp_path / "oldest")  # no record nor features_format column, and one feature fewer per node
     shutil.copytree(out, oldest, ignore=shutil.ignore_patterns("nodes"))
     del manifest["node_features"]
     replace_text(spark, f"{oldest}/manifest.json", json.dumps(manifest))
-    nodes = spark.read.parquet(f"{out}/nodes")
+    nodes = spark.read.parquet(f"{out}/nodes").drop("features_format")
     nodes.withColumn("features", F.slice("features", 1, N_FEATURES - 1)).write.parquet(f"{oldest}/nodes")
     with pytest.raises(ValueError, match=f"other than the {N_FEATURES} features"):
         train_page_model(spark, [oldest], root, config, progress=QUIET, save_mllib=False)
@@ -187,6 +185,52 @@ def test_nodes_and_models_of_other_features_are_refused(spark, trained, tmp_path
     assert sorted(os.listdir(root)) == sorted(["LATEST", good])
     assert open(f"{root}/LATEST").read().strip() == good and load_model(root).version == good
     assert [v for v in os.listdir(root) if os.path.exists(f"{root}/{v}/model.json")] == [good]
+
+
+def test_a_snapshots_pages_of_another_features_format_are_set_aside(spark, trained, tmp_path):
+    """A nightly run's snapshot records no format in its manifest: its nodes
+    come from the state, of many nights, perhaps of an older templatemine.
+    Each NODES row says its format (`features_format`); a page whose nodes
+    hold another is neither judged nor trained on, the run says how many, and
+    clean takes its text from the site-level templates. A row of null format
+    (a state's node from before the column) is judged."""
+    import shutil
+
+    from templatemine.pagelevel.features import FORMAT
+    from templatemine.tables.output import replace_text
+
+    out, _, _ = trained
+    nodes = spark.read.parquet(f"{out}/nodes")
+    assert {r["features_format"] for r in nodes.select("features_format").distinct().collect()} == {FORMAT}
+    snap = str(tmp_path / "snapshot")
+    shutil.copytree(out, snap, ignore=shutil.ignore_patterns("nodes", "page_templateness", "pagelevel.json",
+                                                             "clean_*", "model"))
+    manifest = json.load(open(f"{out}/manifest.json"))
+    del manifest["node_features"]
+    replace_text(spark, f"{snap}/manifest.json", json.dumps({**manifest, "snapshot": {"pages": 0}}))
+    pages = spark.read.parquet(f"{out}/pages")
+    key = {r["url"]: r["page_key"] for r in pages.collect()}
+    old, unknown = key["https://www.lonely0.com/story.html"], key["https://www.lonely1.com/story.html"]
+    nodes.withColumn("features_format", F.when(F.col("page_key") == old, F.lit(FORMAT - 1)).when(
+        F.col("page_key") == unknown, F.lit(None)).otherwise(F.col("features_format"))).write.parquet(f"{snap}/nodes")
+
+    said: list[str] = []
+    manifest = run_pagelevel(spark, snap, PageLevelConfig(mode="page"), progress=said.append)
+    assert manifest["set_aside"] == {"pages": 1, "formats": {str(FORMAT - 1): 1}}
+    assert any(m.startswith("page-level detection: 1 page(s) set aside") and f"format {FORMAT - 1}: 1" in m
+               for m in said)
+    judged = {r["page_key"] for r in spark.read.parquet(f"{snap}/page_templateness").select("page_key").collect()}
+    assert judged == set(key.values()) - {old}  # the null-format page too
+    run_clean(spark, snap, progress=QUIET)
+    clean = {r["page_key"]: r for r in spark.read.parquet(f"{snap}/clean_pages").collect()}
+    assert len(clean) == len(key)  # every page is cleaned, the set-aside one at site level
+    assert clean[unknown]["mode"] == "page" and "Copyright" not in clean[unknown]["clean_text"]
+    assert clean[old]["mode"] == "site" and "Copyright 2000 Lonely" in clean[old]["clean_text"]
+
+    said.clear()
+    trained_on = labelled_nodes(spark, [snap], progress=said.append).select("page_key").distinct().collect()
+    assert {r["page_key"] for r in trained_on} == set(key.values()) - {old}
+    assert any(m.startswith("training: 1 page(s) set aside") for m in said)
 
 
 def test_model_trained_on_the_run_itself(spark, trained):
