@@ -17,6 +17,7 @@ import json
 import uuid
 from datetime import datetime, timezone
 
+from py4j.protocol import Py4JJavaError
 from pyspark.sql import SparkSession
 
 from templatemine import localfs
@@ -103,6 +104,20 @@ def replace_text(spark: SparkSession, path: str, text: str) -> None:
     RunOutput(spark, path, "io").replace_text(path, text)
 
 
+def java_error(exc: BaseException) -> str:
+    """An error as one line: a Java exception relayed by Py4J as its class and
+    message (its stack trace is for a developer, not a crawl's operator), any
+    other as its first line."""
+    java = getattr(exc, "java_exception", None)
+    if java is not None:
+        try:
+            return f"{java.getClass().getName()}: {java.getMessage()}"
+        except Exception:  # the gateway is gone: fall back to the text Py4J kept
+            pass
+    lines = str(exc).strip().splitlines()
+    return lines[0] if lines else exc.__class__.__name__
+
+
 def new_run_id() -> str:
     return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ") + "-" + uuid.uuid4().hex[:8]
 
@@ -131,19 +146,22 @@ class RunOutput:
             stream.close()
 
     def read_text(self, path: str) -> str | None:
+        """PATH's text exactly (UTF-8, one round trip for the bytes); None if
+        there is no such file; a one-line ValueError naming PATH if there is
+        one that cannot be read (a directory, no permission, not UTF-8), not
+        Hadoop's Java stack trace."""
+        jvm = self.spark.sparkContext._jvm
         p = self._Path(path)
-        if not self._fs.exists(p):
-            return None
-        stream = self._fs.open(p)
-        reader = self.spark.sparkContext._jvm.java.io.BufferedReader(
-            self.spark.sparkContext._jvm.java.io.InputStreamReader(stream, "UTF-8"))
-        lines = []
-        line = reader.readLine()
-        while line is not None:
-            lines.append(line)
-            line = reader.readLine()
-        reader.close()
-        return "\n".join(lines)
+        try:
+            if not self._fs.exists(p):
+                return None
+            data = jvm.java.io.ByteArrayOutputStream()
+            jvm.org.apache.hadoop.io.IOUtils.copyBytes(self._fs.open(p), data, 65536, True)  # closes both
+            return bytes(data.toByteArray()).decode("utf-8")
+        except Py4JJavaError as exc:
+            raise ValueError(f"cannot read {path} ({java_error(exc)})") from None
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"cannot read {path} (not UTF-8: {exc})") from None
 
     def commit(self, tables: list[str], manifest_name: str, manifest: dict) -> None:
         """Move staged tables into OUT (replacing), then write the manifest.
@@ -210,7 +228,7 @@ class RunOutput:
                     fs.delete(tmp, False)
             except Exception:  # the error worth reporting is the one above
                 pass
-            raise OSError(f"could not write {path} (through {tmp.toString()}): {exc}") from exc
+            raise OSError(f"could not write {path} (through {tmp.toString()}): {java_error(exc)}") from exc
 
     def _file_context(self, target):
         """One FileContext per file system and session (each holds a client of

@@ -115,6 +115,19 @@ def test_model_root_given_as_a_uri_goes_through_hadoop(spark, trained, tmp_path)
     judged = run_pagelevel(spark, out, PageLevelConfig(mode="page", model=root), progress=QUIET)
     assert judged["model"] == version
 
+    # a root that cannot be read says so in one line naming the file, as local disk does, not
+    # with Hadoop's Java stack trace (2026-11-28; before, Py4J's error of some 40 lines)
+    (tmp_path / "broken" / "LATEST").mkdir(parents=True)  # a directory where LATEST should be
+    broken = f"file://{tmp_path}/broken"
+    with pytest.raises(ValueError) as err:
+        load_model(broken, model_files(spark, broken))
+    assert str(err.value) == f"cannot read {broken}/LATEST (java.io.FileNotFoundException: {tmp_path}/broken/LATEST " \
+                             "(Is a directory))"
+    (tmp_path / "latin1").mkdir()
+    (tmp_path / "latin1" / "model.json").write_bytes(b'{"version": "caf\xe9"}')
+    with pytest.raises(ValueError, match=r"^cannot read file:.*/latin1/model.json \(not UTF-8: "):
+        load_model(f"file://{tmp_path}/latin1", model_files(spark, f"file://{tmp_path}/latin1"))
+
 
 def test_pu_correction_needs_enough_held_out_templates(spark, trained, tmp_path):
     out, _, _ = trained
