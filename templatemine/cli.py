@@ -341,7 +341,13 @@ def pagelevel_lines(judged: dict) -> list[str]:
     trained = judged.get("trained")
     origin = ("" if trained is None else " (trained on this run's sites)" if trained["from_run"]
               else f" (shipped: not trainable on this run, {trained['reason']})")
-    return [f"  page-level model {judged['model']}{origin}: " + ", ".join(parts)]
+    lines = [f"  page-level model {judged['model']}{origin}: " + ", ".join(parts)]
+    aside = judged.get("set_aside")  # a nightly state's pages whose nodes hold older features (judgeable_nodes)
+    if aside:
+        lines.append(f"  set aside {aside['pages']} page(s) whose nodes hold other features ("
+                     + ", ".join(f"format {k}: {v}" for k, v in aside["formats"].items())
+                     + "): cleaned by the site-level templates until captured again")
+    return lines
 
 
 def _model_command(spark, args, config, progress) -> int:

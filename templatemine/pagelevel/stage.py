@@ -141,13 +141,15 @@ def judged_pages(nodes: DataFrame, modes: DataFrame, template_pagelets: DataFram
 
 
 def model_from_run(spark: SparkSession, out: str, config: PageLevelConfig, has_members: bool,
-                   progress: Callable[[str], None] = print) -> tuple[PageModel, dict]:
+                   progress: Callable[[str], None] = print,
+                   nodes: DataFrame | None = None) -> tuple[PageModel, dict]:
     """pagelevel.model = "run": the model trained on OUT's own site-level labels
     (train.train_page_model over OUT, its sites of >= train_min_site_pages
     pages), saved under OUT/model/ (local, hdfs://, s3a://). The summary says
     what was trained, or why the shipped model stands in: no site-level run,
     or a band without both labels (a crawl of one-page sites has no templates
-    to learn from)."""
+    to learn from). `nodes`: OUT's nodes as the stage checked them
+    (judgeable_nodes), so training does not check them again."""
     from templatemine.pagelevel.train import train_page_model
 
     shipped = load_model("")
@@ -156,7 +158,8 @@ def model_from_run(spark: SparkSession, out: str, config: PageLevelConfig, has_m
         return shipped, {"from_run": False, "reason": "no template_pagelets", "model": shipped.version}
     root = f"{out}/model"
     try:
-        result = train_page_model(spark, [out], root, config, progress)
+        result = train_page_model(spark, [out], root, config, progress,
+                                  judgeable=None if nodes is None else {out: nodes})
     except ValueError as e:  # a band with one label only
         progress(f"pagelevel: cannot train on {out} ({e}): the shipped model {shipped.version}")
         return shipped, {"from_run": False, "reason": str(e), "model": shipped.version}
@@ -188,7 +191,7 @@ def run_pagelevel(spark: SparkSession, out: str, config: PageLevelConfig = PageL
     members = spark.read.parquet(f"{out}/template_pagelets") if has_members else None
     trained = None
     if config.model == RUN_MODEL:
-        model, trained = model_from_run(spark, out, config, has_members, progress)
+        model, trained = model_from_run(spark, out, config, has_members, progress, nodes)
     else:
         model = load_model(config.model, model_files(spark, config.model))
     modes = page_modes(pages, config)

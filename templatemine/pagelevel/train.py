@@ -88,30 +88,43 @@ def judgeable_nodes(spark: SparkSession, out: str, stage: str,
             raise ValueError(f"{out}: {stage}: nodes with other than the {N_FEATURES} features this templatemine "
                              f"computes (page_key {wrong[0]['page_key']}); extract it again")
         return nodes, {}
-    other = (F.size("features") != N_FEATURES) | (F.coalesce(F.col("features_format"), F.lit(FORMAT)) != FORMAT)
-    stale = nodes.where(other).groupBy("page_key").agg(F.max("features_format").alias("format"))
+    # two conditions Parquet can push down: once every row is of this format, the
+    # row groups' statistics (min = max = FORMAT, no null) skip the scan
+    fmt = F.col("features_format")
+    other = ((fmt.isNotNull() & (fmt != FORMAT))
+             | (fmt.isNull() & (F.coalesce(F.size("features"), F.lit(-1)) != N_FEATURES)))
+    # per page: its other format, or "unknown" (null rows of another number of features)
+    stale = nodes.where(other).groupBy("page_key").agg(F.max(F.when(fmt != FORMAT, fmt)).alias("format")).persist()
     by_format = {("unknown" if r["format"] is None else str(r["format"])): r["pages"]
                  for r in stale.groupBy("format").agg(F.count("*").alias("pages")).collect()}
     if not by_format:
+        stale.unpersist()
         return nodes, {}
-    set_aside = {"pages": sum(by_format.values()), "formats": dict(sorted(by_format.items()))}
+    formats = dict(sorted(by_format.items(), key=lambda kv: (0, int(kv[0])) if kv[0].isdigit() else (1, 0)))
+    set_aside = {"pages": sum(by_format.values()), "formats": formats}
     progress(f"{stage}: {set_aside['pages']} page(s) set aside, their nodes of other features than this "
              f"templatemine's (format {FORMAT}, {N_FEATURES}): "
-             + ", ".join(f"format {k}: {v}" for k, v in set_aside["formats"].items())
+             + ", ".join(f"format {k}: {v}" for k, v in formats.items())
              + "; cleaned by the site-level templates until captured again")
+    # the page keys stay cached (a row per page set aside) for the join: the check is not run twice
     return nodes.join(stale.select("page_key"), "page_key", "left_anti"), set_aside
 
 
 def labelled_nodes(spark: SparkSession, outs: list[str], min_site_pages: int = 1, max_pages: int = 0,
-                   seed: int = 7, progress: Callable[[str], None] = print) -> DataFrame:
+                   seed: int = 7, progress: Callable[[str], None] = print,
+                   judgeable: dict[str, DataFrame] | None = None) -> DataFrame:
     """Nodes with features and a 0/1 label, from site-level runs' outputs: the
     pages of sites with at least `min_site_pages` pages in their output, at
-    most `max_pages` of them per output (0: all), sampled by page hash."""
+    most `max_pages` of them per output (0: all), sampled by page hash. An
+    output's nodes are `judgeable_nodes`' unless `judgeable` has them already
+    (the page-level stage's, checked once)."""
     frames = []
     for out in outs:
         out = out.rstrip("/")
         require_tables(spark, out, ("pages", "nodes", "template_pagelets"), "training")
-        judgeable, _ = judgeable_nodes(spark, out, "training", progress)
+        checked = (judgeable or {}).get(out)
+        if checked is None:
+            checked, _ = judgeable_nodes(spark, out, "training", progress)
         sites = spark.read.parquet(f"{out}/pages").select("page_key", "site")
         if min_site_pages > 1:
             sizes = sites.groupBy("site").agg(F.count("*").alias("site_pages")).where(
@@ -123,7 +136,7 @@ def labelled_nodes(spark: SparkSession, outs: list[str], min_site_pages: int = 1
                 sites = sites.where((F.abs(F.xxhash64("page_key", F.lit(seed + 1))) % 1_000_000)
                                     < int(1_000_000 * max_pages / n_pages))
         # only the chosen pages' nodes are labelled (a semi-join by page, before the per-page trees)
-        nodes = judgeable.join(sites.select("page_key"), "page_key", "left_semi")
+        nodes = checked.join(sites.select("page_key"), "page_key", "left_semi")
         labels = node_labels(nodes, spark.read.parquet(f"{out}/template_pagelets"))
         frames.append(nodes.select("page_key", "node", "n_tokens", "features").join(labels, ["page_key", "node"])
                       .where(F.col("label") >= 0).join(sites, "page_key"))
@@ -138,18 +151,19 @@ def band_lowers(config: PageLevelConfig) -> tuple[int, ...]:
 
 
 def train_page_model(spark: SparkSession, outs: list[str], model_root: str, config: PageLevelConfig = PageLevelConfig(),
-                     progress=print, save_mllib: bool = True) -> dict:
+                     progress=print, save_mllib: bool = True, judgeable: dict[str, DataFrame] | None = None) -> dict:
     """Train, save MODEL_ROOT/<version>/ and point MODEL_ROOT/LATEST at it; the
     training summary (also in model.json's trained_on). MODEL_ROOT is a local
     folder or any Hadoop path of the session (hdfs://, s3a://: `model_files`);
-    `save_mllib` False skips MLlib's own copy of each band."""
+    `save_mllib` False skips MLlib's own copy of each band; `judgeable`: nodes
+    already checked, per output (labelled_nodes)."""
     from pyspark.ml.classification import LogisticRegression
     from pyspark.ml.functions import array_to_vector, vector_to_array
 
     started = time.time()
     lowers = band_lowers(config)
     data = labelled_nodes(spark, outs, config.train_min_site_pages, config.train_max_pages,
-                          config.seed, progress).withColumn("fv", array_to_vector("features")).withColumn(
+                          config.seed, progress, judgeable).withColumn("fv", array_to_vector("features")).withColumn(
         "band", F.lit(0))
     for i, lower in enumerate(lowers[1:], start=1):
         data = data.withColumn("band", F.when(F.col("n_tokens") >= lower, F.lit(i)).otherwise(F.col("band")))

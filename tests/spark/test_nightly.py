@@ -162,6 +162,10 @@ def test_a_night_sets_aside_the_state_pages_of_another_features_format(spark, ni
                                                       {"features_format": F.lit(FORMAT - 1)})
     two = _night(spark, state, nights)
     assert two["pagelevel"]["set_aside"] == {"pages": 1, "formats": {str(FORMAT - 1): 1}}
+    from templatemine.cli import pagelevel_lines  # the night's printed summary says so
+
+    assert any(line.startswith(f"  set aside 1 page(s) whose nodes hold other features (format {FORMAT - 1}: 1)")
+               for line in pagelevel_lines(two["pagelevel"]))
     clean = {r["url"]: r["mode"] for r in spark.read.parquet(f"{two['output']}/clean_pages").collect()}
     assert len(clean) == two["snapshot_pages"] and clean[older] == "site"
     site = [u for u in clean if "two.example.org" in u]

@@ -206,10 +206,11 @@ def test_a_snapshots_pages_of_another_features_format_are_set_aside(spark, train
     Each NODES row says its format (`features_format`); a page whose nodes
     hold another is neither judged nor trained on, the run says how many, and
     clean takes its text from the site-level templates. A row of null format
-    (a state's node from before the column) is judged."""
+    (a state's node from before the column) is judged if it holds this code's
+    number of features, else set aside as of an unknown format."""
     import shutil
 
-    from templatemine.pagelevel.features import FORMAT
+    from templatemine.pagelevel.features import FORMAT, N_FEATURES
     from templatemine.tables.output import replace_text
 
     out, _, _ = trained
@@ -223,27 +224,36 @@ def test_a_snapshots_pages_of_another_features_format_are_set_aside(spark, train
     replace_text(spark, f"{snap}/manifest.json", json.dumps({**manifest, "snapshot": {"pages": 0}}))
     pages = spark.read.parquet(f"{out}/pages")
     key = {r["url"]: r["page_key"] for r in pages.collect()}
-    old, unknown = key["https://www.lonely0.com/story.html"], key["https://www.lonely1.com/story.html"]
-    nodes.withColumn("features_format", F.when(F.col("page_key") == old, F.lit(FORMAT - 1)).when(
-        F.col("page_key") == unknown, F.lit(None)).otherwise(F.col("features_format"))).write.parquet(f"{snap}/nodes")
+    old, unknown, short = (key[f"https://www.lonely{i}.com/story.html"] for i in range(3))
+    page = F.col("page_key")
+    nodes.withColumn("features_format", F.when(page == old, F.lit(FORMAT - 1)).when(
+        page.isin(unknown, short), F.lit(None)).otherwise(F.col("features_format"))).withColumn(
+        "features", F.when(page == short, F.slice("features", 1, 3)).otherwise(F.col("features"))).write.parquet(
+        f"{snap}/nodes")
 
     said: list[str] = []
     manifest = run_pagelevel(spark, snap, PageLevelConfig(mode="page"), progress=said.append)
-    assert manifest["set_aside"] == {"pages": 1, "formats": {str(FORMAT - 1): 1}}
-    assert any(m.startswith("page-level detection: 1 page(s) set aside") and f"format {FORMAT - 1}: 1" in m
-               for m in said)
+    assert manifest["set_aside"] == {"pages": 2, "formats": {str(FORMAT - 1): 1, "unknown": 1}}
+    assert [m for m in said if "set aside" in m] == [
+        f"page-level detection: 2 page(s) set aside, their nodes of other features than this templatemine's "
+        f"(format {FORMAT}, {N_FEATURES}): format {FORMAT - 1}: 1, format unknown: 1; cleaned by the site-level "
+        "templates until captured again"]
     judged = {r["page_key"] for r in spark.read.parquet(f"{snap}/page_templateness").select("page_key").collect()}
-    assert judged == set(key.values()) - {old}  # the null-format page too
+    assert judged == set(key.values()) - {old, short}  # the null-format page of the right count is judged
     run_clean(spark, snap, progress=QUIET)
     clean = {r["page_key"]: r for r in spark.read.parquet(f"{snap}/clean_pages").collect()}
     assert len(clean) == len(key)  # every page is cleaned, the set-aside one at site level
     assert clean[unknown]["mode"] == "page" and "Copyright" not in clean[unknown]["clean_text"]
-    assert clean[old]["mode"] == "site" and "Copyright 2000 Lonely" in clean[old]["clean_text"]
+    assert clean[old]["mode"] == clean[short]["mode"] == "site" and "Copyright 2000 Lonely" in clean[old]["clean_text"]
 
     said.clear()
     trained_on = labelled_nodes(spark, [snap], progress=said.append).select("page_key").distinct().collect()
-    assert {r["page_key"] for r in trained_on} == set(key.values()) - {old}
-    assert any(m.startswith("training: 1 page(s) set aside") for m in said)
+    assert {r["page_key"] for r in trained_on} == set(key.values()) - {old, short}
+    assert [m[:34] for m in said if "set aside" in m] == ["training: 2 page(s) set aside, the"]
+    said.clear()  # a model trained on the run itself: the stage's check serves its training too
+    run_pagelevel(spark, snap, PageLevelConfig(mode="page", model="run", bands="0,5", holdout=0.3,
+                                               pu_min_held_templates=1), progress=said.append)
+    assert [m[:46] for m in said if "set aside" in m] == ["page-level detection: 2 page(s) set aside, the"]
 
 
 def test_model_trained_on_the_run_itself(spark, trained):
