@@ -150,7 +150,7 @@ def model_from_run(spark: SparkSession, out: str, config: PageLevelConfig, has_m
     or a band without both labels (a crawl of one-page sites has no templates
     to learn from). `nodes`: OUT's nodes as the stage checked them
     (judgeable_nodes), so training does not check them again."""
-    from templatemine.pagelevel.train import train_page_model
+    from templatemine.pagelevel.train import UntrainableBand, train_page_model
 
     shipped = load_model("")
     if not has_members:
@@ -160,7 +160,7 @@ def model_from_run(spark: SparkSession, out: str, config: PageLevelConfig, has_m
     try:
         result = train_page_model(spark, [out], root, config, progress,
                                   judgeable=None if nodes is None else {out: nodes})
-    except ValueError as e:  # a band with one label only
+    except UntrainableBand as e:  # a band with one label only
         progress(f"pagelevel: cannot train on {out} ({e}): the shipped model {shipped.version}")
         return shipped, {"from_run": False, "reason": str(e), "model": shipped.version}
     model = load_model(result["path"], model_files(spark, root))

@@ -27,6 +27,13 @@ from templatemine.pagelevel.features import FEATURES, FORMAT, N_FEATURES, node_f
 from templatemine.pagelevel.model import LATEST, LOCAL_FILES, ModelFiles, PageModel, subtree_labels
 from templatemine.tables.output import MANIFEST, read_text, replace_text, require_tables
 
+
+class UntrainableBand(ValueError):
+    """A size band without both labels to learn from (a crawl of one-page sites
+    has no templates): the page-level stage's model=run falls back to the
+    shipped model on this, and on nothing else (a read error is not a reason)."""
+
+
 _LABEL_SCHEMA = StructType([StructField("page_key", LongType(), False), StructField("node", IntegerType(), False),
                             StructField("label", IntegerType(), False)])
 
@@ -97,11 +104,10 @@ def judgeable_nodes(spark: SparkSession, out: str, stage: str,
     other = nodes.where(fmt.isNotNull() & (fmt != FORMAT)).unionByName(
         nodes.where(fmt.isNull()).where(F.coalesce(F.size("features"), F.lit(-1)) != N_FEATURES))
     # per page: its other format, or "unknown" (null rows of another number of features)
-    stale = other.groupBy("page_key").agg(F.max(F.when(fmt != FORMAT, fmt)).alias("format")).persist()
+    stale = other.groupBy("page_key").agg(F.max(F.when(fmt != FORMAT, fmt)).alias("format"))
     by_format = {("unknown" if r["format"] is None else str(r["format"])): r["pages"]
                  for r in stale.groupBy("format").agg(F.count("*").alias("pages")).collect()}
     if not by_format:
-        stale.unpersist()
         return nodes, {}
     formats = dict(sorted(by_format.items(), key=lambda kv: (0, int(kv[0])) if kv[0].isdigit() else (1, 0)))
     set_aside = {"pages": sum(by_format.values()), "formats": formats}
@@ -109,7 +115,8 @@ def judgeable_nodes(spark: SparkSession, out: str, stage: str,
              f"templatemine's (format {FORMAT}, {N_FEATURES}): "
              + ", ".join(f"format {k}: {v}" for k, v in formats.items())
              + "; cleaned by the site-level templates until captured again")
-    # the page keys stay cached (a row per page set aside) for the join: the check is not run twice
+    # the join finds them again, reading only the row groups that hold them (not cached: a
+    # cache would outlive the run in a long-lived session and serve a rewritten OUT's old keys)
     return nodes.join(stale.select("page_key"), "page_key", "left_anti"), set_aside
 
 
@@ -195,8 +202,8 @@ def train_page_model(spark: SparkSession, outs: list[str], model_root: str, conf
         n_train = [counts.get((i, False, 0), 0), counts.get((i, False, 1), 0)]
         if min(n_train) == 0:
             data.unpersist()
-            raise ValueError(f"band {i} (>= {lower} tokens): {n_train[0]} content and {n_train[1]} template nodes "
-                             "to train on; need both (more site-level output, or other pagelevel.bands)")
+            raise UntrainableBand(f"band {i} (>= {lower} tokens): {n_train[0]} content and {n_train[1]} template "
+                                  "nodes to train on; need both (more site-level output, or other pagelevel.bands)")
     for i, lower in enumerate(lowers):
         part = data.where(F.col("band") == i)
         train, held = part.where(~F.col("held")), part.where(F.col("held"))

@@ -18,6 +18,7 @@ import uuid
 from datetime import datetime, timezone
 
 from py4j.protocol import Py4JJavaError
+from pyspark.errors.exceptions.captured import CapturedException
 from pyspark.sql import SparkSession
 
 from templatemine import localfs
@@ -105,16 +106,25 @@ def replace_text(spark: SparkSession, path: str, text: str) -> None:
 
 
 def java_error(exc: BaseException) -> str:
-    """An error as one line: a Java exception relayed by Py4J as its class and
-    message (its stack trace is for a developer, not a crawl's operator), any
-    other as its first line."""
-    java = getattr(exc, "java_exception", None)
+    """An error as one line: a Java exception relayed by Py4J (or by PySpark's
+    captured exceptions) as the first line of its toString, class and message
+    (HDFS puts the NameNode's stack trace into the message of an exception it
+    relays; that, and the client's trace, are for a developer, not a crawl's
+    operator); any other as its first line."""
+    java = getattr(exc, "java_exception", None) or getattr(exc, "_origin", None)
     if java is not None:
         try:
-            return f"{java.getClass().getName()}: {java.getMessage()}"
-        except Exception:  # the gateway is gone: fall back to the text Py4J kept
+            lines = str(java.toString()).strip().splitlines()
+            if lines:
+                return lines[0]
+        except Exception:  # the gateway is gone: fall back to what Python kept
             pass
-    lines = str(exc).strip().splitlines()
+    kept = getattr(exc, "errmsg", None)  # Py4JJavaError's own text ("An error occurred while calling o41.open.")
+    try:
+        text = kept if isinstance(kept, str) and kept.strip() else str(exc)
+    except Exception:  # str() of a Py4JJavaError asks the gateway too
+        text = ""
+    lines = text.strip().splitlines()
     return lines[0] if lines else exc.__class__.__name__
 
 
@@ -158,7 +168,7 @@ class RunOutput:
             data = jvm.java.io.ByteArrayOutputStream()
             jvm.org.apache.hadoop.io.IOUtils.copyBytes(self._fs.open(p), data, 65536, True)  # closes both
             return bytes(data.toByteArray()).decode("utf-8")
-        except Py4JJavaError as exc:
+        except (Py4JJavaError, CapturedException) as exc:  # PySpark turns some Java errors into its own
             raise ValueError(f"cannot read {path} ({java_error(exc)})") from None
         except UnicodeDecodeError as exc:
             raise ValueError(f"cannot read {path} (not UTF-8: {exc})") from None

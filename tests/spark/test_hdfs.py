@@ -109,6 +109,14 @@ def test_a_run_and_a_model_with_their_output_on_hdfs(spark, hdfs):
         .listStatus(jvm.org.apache.hadoop.fs.Path(root))
     assert sorted(st.getPath().getName() for st in listing) == ["LATEST", version]
     assert read_text(spark, f"{root}/LATEST").strip() == version
+    # a root that cannot be read: one line naming the file, though the NameNode puts its own
+    # stack trace into the message of the exception the client relays (found in review)
+    jvm.org.apache.hadoop.fs.Path(f"{hdfs}/broken/LATEST").getFileSystem(
+        spark.sparkContext._jsc.hadoopConfiguration()).mkdirs(jvm.org.apache.hadoop.fs.Path(f"{hdfs}/broken/LATEST"))
+    with pytest.raises(ValueError) as err:
+        load_model(f"{hdfs}/broken", model_files(spark, f"{hdfs}/broken"))
+    assert str(err.value) == (f"cannot read {hdfs}/broken/LATEST (java.io.FileNotFoundException: Path is not a file: "
+                              "/broken/LATEST)")
 
     # a root without a scheme where the default file system is HDFS (YARN, EMR, Dataproc): model.json
     # and LATEST go beside MLlib's band directories on HDFS, not onto the driver's disk (found in review)

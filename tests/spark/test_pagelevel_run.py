@@ -224,10 +224,10 @@ def test_a_snapshots_pages_of_another_features_format_are_set_aside(spark, train
     replace_text(spark, f"{snap}/manifest.json", json.dumps({**manifest, "snapshot": {"pages": 0}}))
     pages = spark.read.parquet(f"{out}/pages")
     key = {r["url"]: r["page_key"] for r in pages.collect()}
-    old, unknown, short = (key[f"https://www.lonely{i}.com/story.html"] for i in range(3))
+    old, unverified, short = (key[f"https://www.lonely{i}.com/story.html"] for i in range(3))
     page = F.col("page_key")
     nodes.withColumn("features_format", F.when(page == old, F.lit(FORMAT - 1)).when(
-        page.isin(unknown, short), F.lit(None)).otherwise(F.col("features_format"))).withColumn(
+        page.isin(unverified, short), F.lit(None)).otherwise(F.col("features_format"))).withColumn(
         "features", F.when(page == short, F.slice("features", 1, 3)).otherwise(F.col("features"))).write.parquet(
         f"{snap}/nodes")
 
@@ -243,7 +243,7 @@ def test_a_snapshots_pages_of_another_features_format_are_set_aside(spark, train
     run_clean(spark, snap, progress=QUIET)
     clean = {r["page_key"]: r for r in spark.read.parquet(f"{snap}/clean_pages").collect()}
     assert len(clean) == len(key)  # every page is cleaned, the set-aside one at site level
-    assert clean[unknown]["mode"] == "page" and "Copyright" not in clean[unknown]["clean_text"]
+    assert clean[unverified]["mode"] == "page" and "Copyright" not in clean[unverified]["clean_text"]
     assert clean[old]["mode"] == clean[short]["mode"] == "site" and "Copyright 2000 Lonely" in clean[old]["clean_text"]
 
     said.clear()
@@ -251,8 +251,9 @@ def test_a_snapshots_pages_of_another_features_format_are_set_aside(spark, train
     assert {r["page_key"] for r in trained_on} == set(key.values()) - {old, short}
     assert [m[:34] for m in said if "set aside" in m] == ["training: 2 page(s) set aside, the"]
     said.clear()  # a model trained on the run itself: the stage's check serves its training too
-    run_pagelevel(spark, snap, PageLevelConfig(mode="page", model="run", bands="0,5", holdout=0.3,
-                                               pu_min_held_templates=1), progress=said.append)
+    on_run = run_pagelevel(spark, snap, PageLevelConfig(mode="page", model="run", bands="0,5", holdout=0.3,
+                                                        pu_min_held_templates=1), progress=said.append)
+    assert on_run["trained"]["from_run"] and on_run["set_aside"] == manifest["set_aside"]
     assert [m[:46] for m in said if "set aside" in m] == ["page-level detection: 2 page(s) set aside, the"]
 
 
