@@ -98,8 +98,9 @@ def judgeable_nodes(spark: SparkSession, out: str, stage: str,
     # rows of another format, and null rows of another number of features: two scans
     # whose filters on the format Parquet can push down (an OR with size() it cannot),
     # so once every row is of this format the row groups' statistics (min = max =
-    # FORMAT, no null) skip both: 0.25 s against 3.6 s for one OR scan on 20 M nodes
-    # (scripts/bench_format_check.py; docs/pagelevel.md, "Checking the nodes' format")
+    # FORMAT, no null) skip both: 0.22 s against 3.57 s for one OR scan on 20 M nodes; with
+    # old null rows in every file 3.56 s against 3.24 s (scripts/bench_format_check.py;
+    # docs/pagelevel.md, "Checking the nodes' format")
     fmt = F.col("features_format")
     other = nodes.where(fmt.isNotNull() & (fmt != FORMAT)).unionByName(
         nodes.where(fmt.isNull()).where(F.coalesce(F.size("features"), F.lit(-1)) != N_FEATURES))
