@@ -251,7 +251,7 @@ def run_command(args) -> int:
         print(f"templatemine: {exc}", file=sys.stderr)
         return 2
     from templatemine.tables.extract import run_extract
-    from templatemine.tables.output import MissingTables
+    from templatemine.tables.output import MissingTables, UnreadableFile
     from templatemine.templates.stage import run_clean, run_detect
 
     spark = _session(args, config, args.command)
@@ -313,8 +313,8 @@ def run_command(args) -> int:
             except ValueError as exc:  # MissingTables too: one line, exit 2
                 print(f"templatemine: {exc}", file=sys.stderr)
                 return 2
-    except MissingTables as exc:  # a mistyped OUT, or a stage run before the one it reads
-        print(f"templatemine: {exc}", file=sys.stderr)
+    except (MissingTables, UnreadableFile) as exc:  # a mistyped OUT, a stage run before the one it reads, a
+        print(f"templatemine: {exc}", file=sys.stderr)  # manifest that cannot be read
         return 2
     except Exception as exc:
         # the worker's error as Spark relays it (within a Python trace, whose source lines say the same words)

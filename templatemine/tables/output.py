@@ -64,6 +64,12 @@ class MissingTables(ValueError):
     has not run there. The CLI prints it as one line and exits 2."""
 
 
+class UnreadableFile(ValueError):
+    """A file a stage reads (a manifest, a model's LATEST or model.json) is
+    there but cannot be read: a directory, no permission, not UTF-8, a file
+    system that does not answer. The CLI prints it as one line and exits 2."""
+
+
 def extract_config(spark: SparkSession, out: str) -> dict:
     """The settings OUT's tables were extracted with (its manifest's config);
     {} for an output without a manifest."""
@@ -157,7 +163,7 @@ class RunOutput:
 
     def read_text(self, path: str) -> str | None:
         """PATH's text exactly (UTF-8, one round trip for the bytes); None if
-        there is no such file; a one-line ValueError naming PATH if there is
+        there is no such file; a one-line UnreadableFile naming PATH if there is
         one that cannot be read (a directory, no permission, not UTF-8), not
         Hadoop's Java stack trace."""
         jvm = self.spark.sparkContext._jvm
@@ -169,9 +175,9 @@ class RunOutput:
             jvm.org.apache.hadoop.io.IOUtils.copyBytes(self._fs.open(p), data, 65536, True)  # closes both
             return bytes(data.toByteArray()).decode("utf-8")
         except (Py4JJavaError, CapturedException) as exc:  # PySpark turns some Java errors into its own
-            raise ValueError(f"cannot read {path} ({java_error(exc)})") from None
+            raise UnreadableFile(f"cannot read {path} ({java_error(exc)})") from None
         except UnicodeDecodeError as exc:
-            raise ValueError(f"cannot read {path} (not UTF-8: {exc})") from None
+            raise UnreadableFile(f"cannot read {path} (not UTF-8: {exc})") from None
 
     def commit(self, tables: list[str], manifest_name: str, manifest: dict) -> None:
         """Move staged tables into OUT (replacing), then write the manifest.

@@ -97,6 +97,20 @@ def test_the_cli_prints_one_line_and_exits_2(tmp_path):
     assert done.returncode == 2, done.stderr[-2000:]
     assert f"templatemine: {state}: no such state (a first night creates it)" in done.stderr
     assert not os.path.exists(state)
+    # a manifest that is there but cannot be read: one line naming it (before: a Python traceback)
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    unreadable = tmp_path / "unreadable"
+    for name in ("pages", "pagelets", "links"):  # tables detect finds (it reads the manifest before their rows)
+        (unreadable / name).mkdir(parents=True)
+        pq.write_table(pa.table({"page_key": [1]}), str(unreadable / name / "part-0.parquet"))
+    (unreadable / "manifest.json").mkdir()  # a directory where the manifest should be
+    done = subprocess.run([sys.executable, "-m", "templatemine.cli", "detect", str(unreadable), "--preset", "test",
+                           "--quiet"], capture_output=True, text=True)
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert f"templatemine: cannot read {unreadable}/manifest.json (java.io.FileNotFoundException: " in done.stderr
+    assert "Traceback" not in done.stderr
 
 
 def test_an_output_judged_page_by_page_alone_is_cleaned_without_a_site_level_run(spark, tmp_path):
