@@ -344,9 +344,9 @@ def pagelevel_lines(judged: dict) -> list[str]:
     lines = [f"  page-level model {judged['model']}{origin}: " + ", ".join(parts)]
     aside = judged.get("set_aside")  # a nightly state's pages whose nodes hold older features (judgeable_nodes)
     if aside:
-        lines.append(f"  set aside {aside['pages']} page(s) whose nodes hold other features ("
-                     + ", ".join(f"format {k}: {v}" for k, v in aside["formats"].items())
-                     + "): cleaned by the site-level templates until captured again")
+        from templatemine.pagelevel.features import set_aside_message
+
+        lines.append(f"  {set_aside_message(aside)}")
     return lines
 
 

@@ -200,6 +200,17 @@ def node_features_mismatch(record: dict | None) -> str | None:
             f"format {FORMAT} ({N_FEATURES}): extract it again")
 
 
+def set_aside_message(set_aside: dict) -> str:
+    """One line for the pages a nightly snapshot's check set aside
+    (`{"pages": n, "formats": {format or "unknown": pages}}`, from
+    `train.judgeable_nodes`): the stage's progress and the run's summary say it
+    in the same words."""
+    return (f"{set_aside['pages']} page(s) set aside, their nodes of other features than this templatemine's "
+            f"(format {FORMAT}, {N_FEATURES}): "
+            + ", ".join(f"format {k}: {v}" for k, v in set_aside["formats"].items())
+            + "; cleaned by the site-level templates until captured again")
+
+
 class DomNode(NamedTuple):
     """One node of a page's block tree (the NODES table's per-page row)."""
     node: int  # preorder index within the page (0: the root)

@@ -23,7 +23,8 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import IntegerType, LongType, StructField, StructType
 
 from templatemine.config import PageLevelConfig, parse_bands
-from templatemine.pagelevel.features import FEATURES, FORMAT, N_FEATURES, node_features_mismatch
+from templatemine.pagelevel.features import (FEATURES, FORMAT, N_FEATURES, node_features_mismatch,
+                                             set_aside_message)
 from templatemine.pagelevel.model import LATEST, LOCAL_FILES, ModelFiles, PageModel, subtree_labels
 from templatemine.tables.output import MANIFEST, read_text, replace_text, require_tables
 
@@ -112,10 +113,7 @@ def judgeable_nodes(spark: SparkSession, out: str, stage: str,
         return nodes, {}
     formats = dict(sorted(by_format.items(), key=lambda kv: (0, int(kv[0])) if kv[0].isdigit() else (1, 0)))
     set_aside = {"pages": sum(by_format.values()), "formats": formats}
-    progress(f"{stage}: {set_aside['pages']} page(s) set aside, their nodes of other features than this "
-             f"templatemine's (format {FORMAT}, {N_FEATURES}): "
-             + ", ".join(f"format {k}: {v}" for k, v in formats.items())
-             + "; cleaned by the site-level templates until captured again")
+    progress(f"{stage}: {set_aside_message(set_aside)}")
     # the join finds them again, reading only the row groups that hold them (not cached: a
     # cache would outlive the run in a long-lived session and serve a rewritten OUT's old keys)
     return nodes.join(stale.select("page_key"), "page_key", "left_anti"), set_aside

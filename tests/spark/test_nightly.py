@@ -150,7 +150,7 @@ def test_a_night_sets_aside_the_state_pages_of_another_features_format(spark, ni
     from pyspark.sql import functions as F
 
     from templatemine.nightly.state import State
-    from templatemine.pagelevel.features import FORMAT
+    from templatemine.pagelevel.features import FORMAT, N_FEATURES
 
     state = str(tmp_path / "state-format")
     _night(spark, state, nights[:1])
@@ -164,7 +164,8 @@ def test_a_night_sets_aside_the_state_pages_of_another_features_format(spark, ni
     assert two["pagelevel"]["set_aside"] == {"pages": 1, "formats": {str(FORMAT - 1): 1}}
     from templatemine.cli import pagelevel_lines  # the night's printed summary says so
 
-    assert any(line.startswith(f"  set aside 1 page(s) whose nodes hold other features (format {FORMAT - 1}: 1)")
+    assert any(line.startswith(f"  1 page(s) set aside, their nodes of other features than this templatemine's "
+                               f"(format {FORMAT}, {N_FEATURES}): format {FORMAT - 1}: 1; cleaned by the site-level")
                for line in pagelevel_lines(two["pagelevel"]))
     clean = {r["url"]: r["mode"] for r in spark.read.parquet(f"{two['output']}/clean_pages").collect()}
     assert len(clean) == two["snapshot_pages"] and clean[older] == "site"

@@ -157,6 +157,31 @@ def test_model_file_round_trip_and_checks(tmp_path):
         load_model(str(tmp_path / "v1"))
 
 
+def test_nodes_of_other_features_are_named_in_one_wording():
+    """The manifest's record is judged by this code's format and count; the
+    pages a nightly snapshot sets aside read the same in the stage's progress
+    (train.judgeable_nodes) and the run's summary (cli.pagelevel_lines)."""
+    from templatemine.cli import pagelevel_lines
+    from templatemine.pagelevel.features import FORMAT, N_FEATURES, node_features_mismatch, set_aside_message
+
+    assert node_features_mismatch(None) is None
+    assert node_features_mismatch({"format": FORMAT, "count": N_FEATURES}) is None
+    assert node_features_mismatch({"format": 1, "count": N_FEATURES}).startswith(
+        f"its nodes hold format-1 features ({N_FEATURES}, before 2026-11-26")
+    assert node_features_mismatch({"format": FORMAT, "count": 3}) == (
+        f"its nodes hold format-{FORMAT} features (3); this templatemine computes format {FORMAT} ({N_FEATURES}): "
+        "extract it again")
+    aside = {"pages": 3, "formats": {"1": 2, "unknown": 1}}
+    line = set_aside_message(aside)
+    assert line == (f"3 page(s) set aside, their nodes of other features than this templatemine's (format {FORMAT}, "
+                    f"{N_FEATURES}): format 1: 2, format unknown: 1; cleaned by the site-level templates until "
+                    "captured again")
+    judged = {"model": "m1", "modes": {"page": {"pages": 4, "tokens": 100, "template_tokens": 40}},
+              "set_aside": aside}
+    assert pagelevel_lines(judged)[1:] == [f"  {line}"]
+    assert len(pagelevel_lines({**judged, "set_aside": {}})) == 1
+
+
 def test_a_damaged_model_file_is_refused_naming_the_file(tmp_path):
     """A hand-edited or cut model.json was a KeyError or IndexError naming nothing, or
     loaded and judged wrongly: bands out of order picked another band's classifier,
