@@ -31,6 +31,12 @@ what a crawl-scale reader needs:
   before it; an ARC line that such junk is glued to (its URL starts with no
   ARC scheme, and a member begins inside it) is `malformed`, and the record
   is read again at its member;
+- in an uncompressed file or a stream, a record whose block does not end
+  where its length says (warcio skips the line after it with a warning only),
+  or that the data ends inside of, is read again from one byte past its start
+  when its length may have swallowed records (`_block_unended`); a file that
+  ends inside a record's headers, which warcio takes for its end, gives that
+  record a `malformed` row;
 - a response whose URI's scheme is in capitals (`HTTP://`) has its HTTP
   headers parsed, which warcio skips;
 - damaged compressed data (a gzip member cut short or corrupt, garbage between
@@ -261,6 +267,7 @@ class _Reading:
         self.broken_member = -1  # offset of a record reported as malformed for its damaged member
         self.checked: tuple[int, int | None] = (-1, None)  # the last member _records inflated, and its end
         self.record_end = -1  # stream mode: where the last WARC record begun ends, by its header
+        self.stopped = -1  # where the last run that ended quietly would have read its next record
 
 
 def _malformed(path: str, offset: int, rec_type: str | None, exc_or_text, note: str = "") -> RawRecord:
@@ -299,8 +306,37 @@ def _header_unusable(rec, position: int = -1, starts: list[int] | None = None) -
     return "", ""
 
 
+_CUT = "the data ends inside the record's block"
+_UNENDED = "record not followed by the blank lines that end one"
+_SWALLOWED = "record whose length runs into the records after it"
+
+
+def _record_inside(data: bytes, fmt: str | None) -> bool:
+    """A line of `data` after its first starts a record (of format `fmt`)."""
+    return any(_is_record_start(data[m.start() + 1:m.start() + 4097], fmt)
+               for m in _LINE_NEEDLES[fmt].finditer(data))
+
+
+def _block_unended(rec, it, errors_before: int) -> tuple[str, str]:
+    """Whether the block of `rec` (a record warcio has read on past, in an
+    uncompressed file or stream mode) ends where its length says: ("", "")
+    if it does; (_CUT, why) if the data ends first; (_UNENDED, why) if the
+    line after it is not blank. warcio reads a block to its length, then
+    skips that line with no more than a warning (`it.err_count`): a length
+    too large has swallowed what follows (records too), one too small leaves
+    the block's rest to be skipped or read as junk."""
+    name = "Content-Length" if rec.format == "warc" else "length"
+    missing = getattr(rec.raw_stream, "limit", 0)
+    if missing:
+        return _CUT, f"{_CUT}: {missing} bytes before its {name} ({rec.length}) ends it"
+    if it.err_count > errors_before:
+        return _UNENDED, f"{_UNENDED}: its {name} ({rec.length}) does not end its block"
+    return "", ""
+
+
 def _records(path, it, state: _Reading, max_payload_bytes: int, base: int = 0, note: str = "",
-             members: BinaryIO | None = None, where=None, starts: list[int] | None = None):
+             members: BinaryIO | None = None, where=None, starts: list[int] | None = None,
+             plain: BinaryIO | None = None):
     """Yield the records of one ArchiveIterator run;
     return None at a clean end or (position, error) where the iterator failed
     (position: `base` + the iterator's offset). A record's offset is its
@@ -314,13 +350,64 @@ def _records(path, it, state: _Reading, max_payload_bytes: int, base: int = 0, n
     into the next members' bytes, so when the reading ends or fails right
     after a record, that record's member is inflated to its end first, and a
     record whose member does not inflate is `malformed`, not a page of
-    garbage (state.broken_member says which)."""
+    garbage (state.broken_member says which).
+
+    Without `members` (`plain`: an uncompressed file; neither: stream mode), a
+    record whose block does not end where its length says (`_block_unended`)
+    makes the run return its position as the failure, so the reading resumes
+    one byte past its start and the records its length swallowed are read:
+    always in stream mode, and in an uncompressed file unless the next record
+    after its start is the one warcio went on to. It is `malformed` if the
+    data ends inside its block, or (in an uncompressed file) a record starts
+    inside it; else its row says its length is wrong. A run that ends quietly
+    leaves `state.stopped` (where warcio would have read the next record; a
+    record begins there if data does)."""
     pending: RawRecord | None = None
     pending_previous = state.last_offset
     failure = None
     run_last = -1
+    unended = None  # without members: warcio's record behind `pending`, its stream position, err_count before it
+
+    def check_unended(failed: bool = False):  # once per record, when warcio has read on past it
+        """Whether the pending record's block ends where its length says; or,
+        `failed` (warcio failed to read what follows it), whether its length
+        swallowed a record. True when the run stops there (`failure` set)."""
+        nonlocal pending, failure, unended
+        if unended is None or pending is None:
+            return False
+        (rec, position, errors), unended = unended, None
+        kind, why = _block_unended(rec, it, errors)
+        if not kind and not failed:
+            return False
+        went_on = base + it.offset  # where warcio read (or failed to read) the next record
+        swallowed, resync = kind == _CUT, bool(kind)
+        if kind != _CUT and plain is not None:
+            nxt = find_next_record(plain, position + 1, False, state.fmt)
+            swallowed = nxt is not None and nxt < position + rec.rec_headers.total_len + int(rec.length or 0)
+            resync = nxt != went_on
+            if swallowed:
+                why = f"{why or _SWALLOWED}; a record starts inside it, at byte {nxt}"
+            elif kind:
+                why += "; nothing after it lost"
+        elif kind != _CUT and pending.payload is not None and _record_inside(pending.payload, state.fmt):
+            swallowed = resync = True  # stream mode: a page whose payload holds a record's header
+            why = f"{why or _SWALLOWED}; a record starts inside its payload"
+        if not swallowed and not kind:
+            return False  # warcio failed on what follows a record whose length is right
+        if swallowed:
+            if pending.outcome != "malformed":  # (a candidate cut short is reported so already)
+                pending = _malformed(path, pending.offset, pending.record_type, why, note)
+        else:
+            log.warning("%s: record at offset %d: %s", path, pending.offset, why)
+            pending.detail = f"{pending.detail}; {why}" if pending.detail else why
+        if resync:
+            failure = (position, why)
+        return resync
+
     try:
         for rec in it:
+            if check_unended():
+                break
             offset = base + it.offset if where is None else where(base + it.offset)
             if members is not None and not (offset > run_last and _member_start(members, offset)):
                 if offset > run_last and not _junk_between(members, offset, None):
@@ -362,9 +449,12 @@ def _records(path, it, state: _Reading, max_payload_bytes: int, base: int = 0, n
                 state.last_malformed = pending.outcome == "malformed"
                 yield pending
             pending, pending_previous = raw, previous
+            if members is None:
+                unended = (rec, base + it.offset, it.err_count)
     except Exception as exc:
         offset = it.offset if isinstance(it.offset, int) else 0
         failure = base + offset, f"{type(exc).__name__}: {exc}"
+        check_unended(failed=True)  # (a length too large makes warcio fail in what it swallowed)
         if members is not None and "non-chunked gzip" not in failure[1] and \
                 _inside_last_member(members, failure[0], run_last, pending, base, state):
             # warcio failed inside a member that holds more than one record, before it
@@ -372,6 +462,15 @@ def _records(path, it, state: _Reading, max_payload_bytes: int, base: int = 0, n
             # behind the records it read, or inside the last record's member): read the
             # member as one stream
             failure = (failure[0], f"non-chunked gzip: {failure[1]}")
+    # the run ended (quietly, failing, or at a header it cannot use) after a record whose
+    # length is wrong: that record is the failure, read again from its start
+    if not check_unended() and failure is None and members is None:
+        state.stopped = base + it.offset
+    elif failure is None and pending is not None and getattr(it, "next_line", None):
+        # warcio ended quietly after reading the first line of a record in the same
+        # member: the data ends inside that record's headers (warcio takes it for the
+        # end of the file); the member holds more than one record: read it as a stream
+        failure = (pending.offset, "non-chunked gzip: the data ends inside a record's headers")
     non_chunked = members is not None and failure is not None and "non-chunked gzip" in failure[1]
     if non_chunked:
         # the member of the last record read (which starts it) holds more: stream mode
@@ -427,7 +526,8 @@ def iter_records(path: str, fh: BinaryIO, max_payload_bytes: int = 10 << 20) -> 
     while True:
         fh.seek(pos)
         it = ArchiveIterator(fh)
-        failure = yield from _records(path, it, state, max_payload_bytes, members=fh if gzipped else None)
+        failure = yield from _records(path, it, state, max_payload_bytes, members=fh if gzipped else None,
+                                      plain=None if gzipped else fh)
         resumed = yield from _after_run(path, fh, pos, state, failure, gzipped, max_payload_bytes)
         if resumed is None:
             return
@@ -465,6 +565,11 @@ def _after_run(path, fh, pos: int, state: _Reading, failure, gzipped: bool, max_
     to read on from member by member (None: the end of the file)."""
     if failure is None:
         if not gzipped:
+            if state.stopped >= 0 and _junk_between(fh, state.stopped, None):
+                # warcio takes data ending inside a record's header (its WARC or HTTP
+                # headers) for the end of the file: the file is cut inside that record
+                yield _malformed(path, state.stopped, None, "file ends inside the record's headers (truncated)")
+                state.last_offset, state.last_malformed = state.stopped, True
             return None
         # warcio ends quietly at a gzip member it cannot inflate (it prints
         # the zlib error): a torn member looks like the end of the file
@@ -745,6 +850,11 @@ class _Members(io.RawIOBase):
     def readable(self):
         return True
 
+    @property
+    def produced(self) -> int:
+        """The stream position after the last byte inflated."""
+        return self._out
+
     def _more(self) -> bool:
         block = self._fh.read(_SCAN_BLOCK)
         if block:
@@ -1013,6 +1123,10 @@ def _stream_mode(path, fh, start: int, state: _Reading, max_payload_bytes: int, 
             if failure is None and members.damage is not None and stopped < members.good:
                 # it ended quietly inside a record's header that the damage cut: that record's row
                 failure = (stopped, f"the record's header is cut by the damage ({members.damage})")
+            elif failure is None and members.damage is None and stopped < members.produced:
+                # it ended quietly before the end of the stream (blank lines it reads past): inside
+                # a record's headers, which the end of the file cuts (warcio takes that for the end)
+                failure = (stopped, "file ends inside the record's headers (truncated)")
         if failure is not None:
             position, message = failure
             bad = where(position) if members.starts or members.resumed else start

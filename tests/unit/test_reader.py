@@ -821,3 +821,85 @@ def test_a_damaged_member_after_glued_junk_keeps_its_records_row(tmp_path):
     assert [r.outcome for r in recs if r.offset == damaged] == ["malformed"]
     assert _pages(recs) == [f"https://x.example/p{i}" for i in (0, 1, 3, 4, 5)]
     assert len({r.offset for r in recs}) == len(recs)
+
+
+def _layouts(tmp_path, records: list[bytes], name: str) -> dict[str, list]:
+    """`records` read as an uncompressed file, one gzip member per record, and one gzip stream."""
+    import gzip
+
+    out = {}
+    for layout, data, ext in (("plain", b"".join(records), "warc"),
+                              ("members", b"".join(gzip.compress(r, mtime=0) for r in records), "warc.gz"),
+                              ("stream", gzip.compress(b"".join(records), mtime=0), "warc.gz")):
+        path = tmp_path / f"{name}-{layout}.{ext}"
+        path.write_bytes(data)
+        out[layout] = read(str(path))
+    return out
+
+
+def _with_length(record: bytes, delta: int) -> bytes:
+    head, rest = record.split(b"Content-Length: ", 1)
+    length, rest = rest.split(b"\r\n", 1)
+    return head + b"Content-Length: %d\r\n" % (int(length) + delta) + rest
+
+
+def test_a_length_too_large_swallows_no_record(tmp_path):
+    """A Content-Length that runs into the records after it: warcio reads them
+    as the record's block and skips, with a warning only, the line after it.
+    Found in review (2026-11-28): the swallowed records had no row and the page
+    held their headers; now that record is `malformed` and they are read."""
+    rnd = __import__("random").Random(5)
+    records = [_raw_warc(i, _page(rnd, 40)) for i in range(4)]
+    records[1] = _with_length(records[1], 150)  # into record 2's payload
+    for layout, recs in _layouts(tmp_path, records, "long").items():
+        assert len(recs) == 4 and len({r.offset for r in recs}) == 4, layout
+        assert _pages(recs) == [f"https://x.example/p{i}" for i in (0, 2, 3)], layout
+        bad = [r for r in recs if r.outcome == "malformed"]
+        assert len(bad) == 1 and "a record starts inside" in bad[0].detail, layout
+    # a request whose length runs past the end of the file, records after it
+    request = b"GET /1 HTTP/1.1\r\nHost: x.example\r\n\r\n"
+    records[1] = (b"WARC/1.0\r\nWARC-Type: request\r\nWARC-Target-URI: https://x.example/p1\r\n"
+                  b"Content-Length: %d\r\n\r\n" % (len(request) + 5000) + request + b"\r\n\r\n")
+    for layout, recs in _layouts(tmp_path, records, "request").items():
+        assert len(recs) == 4 and _pages(recs) == [f"https://x.example/p{i}" for i in (0, 2, 3)], layout
+        # (its own gzip member ends it: nothing swallowed, the row keeps its outcome)
+        assert [r.record_type for r in recs if r.outcome == "malformed"] == (
+            [] if layout == "members" else ["request"]), layout
+
+
+def test_a_length_too_small_keeps_the_record_and_says_so(tmp_path):
+    """warcio's own sample (`warcio-example-trunc.warc`: a length 2 bytes short
+    of a gzip-encoded body) and one 100 bytes short: the page is kept, its row
+    says its length is wrong, and nothing after it is lost."""
+    recs = read(sample("warcio-example-trunc.warc"))
+    short = [r for r in recs if "does not end its block" in r.detail]
+    assert len(short) == 1 and short[0].outcome is None and "nothing after it lost" in short[0].detail
+    rnd = __import__("random").Random(6)
+    records = [_raw_warc(i, _page(rnd, 40)) for i in range(3)]
+    records[1] = _with_length(records[1], -100)
+    recs = _layouts(tmp_path, records, "short")["plain"]
+    assert _pages(recs) == [f"https://x.example/p{i}" for i in range(3)]
+    assert "Content-Length" in recs[1].detail and "does not end its block" in recs[1].detail
+
+
+@pytest.mark.parametrize("cut", [40, 60, 87, 100])
+def test_a_file_cut_inside_a_records_headers_has_a_row_for_it(tmp_path, cut):
+    """warcio takes data that ends inside a record's WARC or HTTP headers for
+    the end of the file (found in review, 2026-11-28: no row, in an
+    uncompressed file and one gzip stream); and a record cut inside its HTTP
+    status line was `non_2xx`: each is a `malformed` row now."""
+    import gzip
+
+    rnd = __import__("random").Random(7)
+    first, second = _raw_warc(0, _page(rnd, 40)), _raw_warc(1, _page(rnd, 40))
+    assert cut < second.index(b"\r\n\r\n") + 4 + 20  # inside its headers (WARC, or the HTTP status line)
+    data = first + second[:cut]
+    for name, blob in (("plain.warc", data), ("stream.warc.gz", gzip.compress(data, mtime=0))):
+        path = tmp_path / name
+        path.write_bytes(blob)
+        recs = read(str(path))
+        assert [r.outcome for r in recs] == [None, "malformed"], (name, cut)
+        assert len({r.offset for r in recs}) == 2
+    alone = tmp_path / "alone.warc"
+    alone.write_bytes(second[:cut])
+    assert [r.outcome for r in read(str(alone))] == ["malformed"]
