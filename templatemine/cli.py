@@ -260,7 +260,13 @@ def run_command(args) -> int:
     document: dict = {"command": args.command}
     try:
         if args.command == "nightly":
-            return _nightly(spark, args, config, files, progress, missing)
+            from templatemine.nightly.night import NothingOpened
+
+            try:
+                return _nightly(spark, args, config, files, progress, missing)
+            except NothingOpened as exc:  # a failed night, said in one line: the scheduler sees exit 1
+                print(f"templatemine: {exc}", file=sys.stderr)
+                return 1
         if args.command in ("distill", "related", "priority"):
             return _graph(spark, args, config, progress)
         if args.command in ("train", "density"):
@@ -431,6 +437,9 @@ def _nightly(spark, args, config, files, progress, missing=()) -> int:
         progress.summary([f"nightly: nothing new ({summary['files_already_ingested']} file(s) already "
                           f"ingested{absent})"], summary)
         return 0
+    unopened = summary.get("files_unopened") or []
+    if unopened:
+        absent += f", {len(unopened)} not opened, left for a later night"
     t = summary["timings"]
     parts = ", ".join(f"{name} {t[key]}s" for name, key in (("detect", "detect_s"), ("judge", "pagelevel_s"),
                                                              ("clean", "clean_s"), ("report", "report_s")) if key in t)

@@ -47,6 +47,10 @@ EPOCH = "TIMESTAMP '1970-01-01 00:00:00'"
 CRASH_ENV = "TEMPLATEMINE_NIGHTLY_CRASH_AT"  # tests: die hard at a named step, like a killed driver
 
 
+class NothingOpened(RuntimeError):
+    """No new file of a night could be opened: the night fails, merging nothing."""
+
+
 def _crash_point(step: str) -> None:
     if os.environ.get(CRASH_ENV) == step:
         os._exit(86)
@@ -82,7 +86,7 @@ def run_night(spark: SparkSession, state_root: str, files: list[InputFile], conf
     earlier night ingested are no concern, the others are named and counted
     (`files_missing`) and left to a night that finds them."""
     from templatemine.pagelevel.stage import SITE, run_pagelevel
-    from templatemine.tables.extract import run_extract
+    from templatemine.tables.extract import UNOPENED, run_extract
     from templatemine.templates.stage import run_clean, run_detect
 
     delta_ready(spark)
@@ -117,8 +121,20 @@ def run_night(spark: SparkSession, state_root: str, files: list[InputFile], conf
         judge = config.pagelevel.mode != SITE  # nodes only for the page-level model
         extracted = run_extract(spark, new, f"{work}/extract", replace(config.extract, nodes=judge), progress)
         t = lap("extract_s", t)
+        # a file listed but not opened (gone since it was listed, not readable yet, a transient
+        # error of the file system) is not ingested: a later night takes it up
+        unopened = sorted(r["warc_file"] for r in spark.read.parquet(f"{work}/extract/{S.RECORDS}").where(
+            F.col("outcome").eqNullSafe("malformed") & F.col("detail").startswith(UNOPENED)).select(
+            "warc_file").distinct().collect())
+        if unopened:
+            progress(f"nightly: WARNING {len(unopened)} new file(s) could not be opened, not ingested, left for a "
+                     f"later night: {', '.join(unopened[:3])}{' ...' if len(unopened) > 3 else ''}")
+            if len(unopened) == len(new):
+                raise NothingOpened(f"night {night}: none of its {len(new)} new file(s) could be opened "
+                                    f"(first: {unopened[0]}); nothing merged, a later night takes them up")
+        ingested = [f.path for f in new if f.path not in set(unopened)]
         _crash_point("extracted")
-        changes = _merge_captures(state, night, f"{work}/extract", work, progress, judge)
+        changes = _merge_captures(state, night, f"{work}/extract", work, progress, judge, unopened)
         t = lap("merge_s", t)
         touched = spark.read.parquet(changes.pop("touched_sites_path"))
         snapshot = _snapshot(state, touched, changes["touched_sites"], f"{work}/run", extracted, night, judge)
@@ -145,8 +161,8 @@ def run_night(spark: SparkSession, state_root: str, files: list[InputFile], conf
         _crash_point("published")
         versions = {name: state.version(name) for name in STATE_TABLES if state.exists(name)}
         summary = {
-            "night": night, "seq": seq, "files": len(new), "files_already_ingested": len(files) - len(new),
-            "files_missing": len(absent),
+            "night": night, "seq": seq, "files": len(ingested), "files_already_ingested": len(files) - len(new),
+            "files_missing": len(absent), "files_unopened": unopened,
             "records": extracted["records"]["read"], "records_by_outcome": extracted["records"]["by_outcome"],
             "malformed_sample": extracted["malformed_sample"],
             "nesting_flattened": extracted["pages"]["nesting_flattened"],
@@ -162,7 +178,7 @@ def run_night(spark: SparkSession, state_root: str, files: list[InputFile], conf
         }
         state.commit_night({
             "seq": seq, "night": night, "started_at": started, "finished_at": datetime.now(timezone.utc),
-            "files": [f.path for f in new], "output": output, "versions": versions,
+            "files": ingested, "output": output, "versions": versions,
             "summary": json.dumps(summary, default=str),
         })
     finally:
@@ -172,12 +188,17 @@ def run_night(spark: SparkSession, state_root: str, files: list[InputFile], conf
     return summary
 
 
-def _merge_captures(state: State, night: str, extract_out: str, work: str, progress, nodes: bool) -> dict:
+def _merge_captures(state: State, night: str, extract_out: str, work: str, progress, nodes: bool,
+                    unopened: list[str] = ()) -> dict:
     """The night's records, pages, links, pagelets (and with NODES, the nodes)
     into the state; which pages won, which were removed, which sites the night
-    touched."""
+    touched. The rows of `unopened` files (one `malformed` row each) are left
+    out: the night does not ingest them, and their row at offset 0 would keep
+    the file's first record out of RECORDS when a later night reads it."""
     spark = state.spark
     records = spark.read.parquet(f"{extract_out}/{S.RECORDS}")
+    if unopened:
+        records = records.where(~F.col("warc_file").isin(list(unopened)))
     pages = spark.read.parquet(f"{extract_out}/{S.PAGES}")
     for name, schema in ((RECORDS, S.RECORDS_SCHEMA), (PAGES, STATE_PAGES_SCHEMA),
                          (LINKS, S.LINKS_SCHEMA), (PAGELETS, S.PAGELETS_SCHEMA)):
@@ -185,10 +206,19 @@ def _merge_captures(state: State, night: str, extract_out: str, work: str, progr
     # every record, once: (file, offset) is the record's identity
     metrics = {"records": state.merge(RECORDS, records.select(*S.RECORDS_SCHEMA.names),
                                       ["warc_file", "warc_offset"], update_all=False)}
-    current = state.latest(PAGES).select("page_key", F.expr(held_order()).alias("held"))
-    # the newest event per URL this night: a page capture, or a 404/410
+    # what the state holds per URL; a page an earlier night removed stays removed, and is
+    # not removed (nor its site touched) again by each later 404 (a re-run of this night
+    # does remove again what it removed before it was killed: the MERGE is idempotent)
+    current = state.latest(PAGES).select("page_key", F.expr(held_order()).alias("held"), (
+        F.col("removed_at").isNotNull() & ~F.col("night").eqNullSafe(night)).alias("removed_before"))
+    # the newest event per URL this night: a page capture, or a dated 404/410 (an undated one
+    # cannot say the page went after the capture held). A 404's order is its time alone (file
+    # and offset lowest), as the state holds a removal (held_order): at the same second a
+    # capture wins, whichever night brings either (before, within one night the file names
+    # decided, and across nights the capture won)
     gone = records.where(F.col("outcome").eqNullSafe("non_2xx") & F.col("detail").rlike(GONE_DETAIL)
-                         & F.col("page_key").isNotNull()).select("page_key", "fetch_time", "warc_file", "warc_offset")
+                         & F.col("page_key").isNotNull() & F.col("fetch_time").isNotNull()).select(
+        "page_key", "fetch_time", F.lit("").alias("warc_file"), F.lit(-1).cast("bigint").alias("warc_offset"))
     events = pages.select("page_key", "fetch_time", "warc_file", "warc_offset", F.lit(False).alias("gone")).unionByName(
         gone.withColumn("gone", F.lit(True)))
     newest = events.withColumn("order", F.struct(F.coalesce("fetch_time", F.expr(EPOCH)), "warc_file", "warc_offset"))
@@ -196,7 +226,8 @@ def _merge_captures(state: State, night: str, extract_out: str, work: str, progr
     newest = newest.join(best, ["page_key", "order"]).join(current, "page_key", "left")
     wins = newest.where(F.col("held").isNull() | (F.col("order") >= F.col("held")))
     winners = wins.where(~F.col("gone")).select("page_key").persist()
-    removed = wins.where(F.col("gone") & F.col("held").isNotNull()).select("page_key", "fetch_time").persist()
+    removed = wins.where(F.col("gone") & F.col("held").isNotNull() & ~F.col("removed_before")).select(
+        "page_key", "fetch_time").persist()
 
     page_rows = pages.join(winners, "page_key", "left_semi").withColumn(
         "removed_at", F.lit(None).cast("timestamp")).withColumn("night", F.lit(night))
@@ -272,7 +303,8 @@ def _snapshot(state: State, touched: DataFrame, n_sites: int, out: str, extracte
 
 def _merge_templates(state: State, run_out: str, touched: DataFrame, work: str) -> dict:
     """The touched sites' template membership replaces theirs; templates are
-    upserted by id, and a template no page holds any more is deleted."""
+    upserted by id, and a template no page holds any more is deleted (an etdm
+    template of no page only when its site is touched)."""
     spark = state.spark
     members = spark.read.parquet(f"{run_out}/{TEMPLATE_PAGELETS}")
     templates = spark.read.parquet(f"{run_out}/{TEMPLATES}")
@@ -282,7 +314,14 @@ def _merge_templates(state: State, run_out: str, touched: DataFrame, work: str) 
     metrics = {TEMPLATE_PAGELETS: state.replace_groups(TEMPLATE_PAGELETS, members, site_pages, "page_key",
                                                        ["page_key", "ordinal"], f"{work}/merge-members")}
     held = state.latest(TEMPLATE_PAGELETS).select("template_id").distinct()
-    orphans = state.latest(TEMPLATES).join(held, "template_id", "left_anti").select("template_id")
+    orphans = state.latest(TEMPLATES).join(held, "template_id", "left_anti")
+    if "site" in orphans.columns and "n_pages" in orphans.columns:
+        # an etdm night's template that no page maps to (n_pages 0: etdm_templates_table keeps
+        # them) is held by no membership: it goes when its site is re-detected, not before
+        orphans = orphans.where(~((F.coalesce("n_pages", F.lit(0)) == 0) & F.col("site").isNotNull())).unionByName(
+            orphans.where((F.coalesce("n_pages", F.lit(0)) == 0) & F.col("site").isNotNull()).join(
+                touched, "site", "left_semi"))
+    orphans = orphans.select("template_id")
     ids = templates.select("template_id").unionByName(orphans)
     metrics[TEMPLATES] = state.replace_groups(TEMPLATES, templates, ids, "template_id", ["template_id"],
                                               f"{work}/merge-templates")
@@ -304,4 +343,4 @@ def read_table(spark: SparkSession, state_root: str, name: str) -> DataFrame:
     return State(spark, state_root).read_table(name)
 
 
-__all__ = ["run_night", "read_table", "night_id", "NIGHTS", "GONE_STATUSES"]
+__all__ = ["run_night", "read_table", "night_id", "NIGHTS", "GONE_STATUSES", "NothingOpened"]

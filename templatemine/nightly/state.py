@@ -158,14 +158,21 @@ class State:
         """Rows of NAME whose `group_col` is in `groups` become exactly `new_rows`,
         in one MERGE (one atomic commit): new rows are upserted by `key`, and rows
         of those groups that the new ones do not have are deleted (tombstones).
+        Columns of NAME that `new_rows` lacks are written null.
         The source is written to `scratch` first, so the MERGE does not read the
         table it changes while it changes it."""
         from delta.tables import DeltaTable
 
         target = DeltaTable.forPath(self.spark, self.path(name))
-        columns = [f.name for f in target.toDF().schema.fields]
+        fields = target.toDF().schema.fields
+        columns = [f.name for f in fields]
         current = self.latest(name).join(groups.select(group_col).distinct(), group_col, "left_semi")
         gone = current.select(*key).join(new_rows.select(*key), key, "left_anti")
+        # a column the table gained from another night's rows (an etdm night's templates
+        # carry their key page and cluster) is null in rows that do not have it
+        have = set(new_rows.columns)
+        new_rows = new_rows.select(*[F.col(f.name) if f.name in have else F.lit(None).cast(f.dataType).alias(f.name)
+                                     for f in fields])
         source = new_rows.select(*columns).withColumn("_delete", F.lit(False)).unionByName(
             gone.withColumn("_delete", F.lit(True)), allowMissingColumns=True)
         source.write.mode("overwrite").parquet(scratch)

@@ -114,6 +114,9 @@ class _CaptureBatch:
         return batch
 
 
+UNOPENED = "cannot open file: "  # the detail of the one `malformed` row of a file no task could open
+
+
 @lru_cache(maxsize=4)
 def page_parser(config: PageConfig) -> PageParser:
     """One parser per Python worker process and config: its URL and token caches
@@ -129,7 +132,7 @@ def captures_of_files(paths: Iterator[str], config: ExtractConfig) -> Iterator[C
             fh = open_input(path)
         except (OSError, ValueError) as exc:  # vanished or unreadable since the driver checked it; a
             # path the file system refuses (pyarrow's ArrowInvalid is a ValueError) fails no task either
-            raw = RawRecord(path, 0, None, outcome="malformed", detail=f"cannot open file: {exc}")
+            raw = RawRecord(path, 0, None, outcome="malformed", detail=f"{UNOPENED}{exc}")
             yield _checked(Capture(raw, raw.outcome, raw.detail), config)
             continue
         with fh:

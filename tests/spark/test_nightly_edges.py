@@ -1,0 +1,124 @@
+"""Nightly runs at the edges a real crawl brings (found in review, 2026-11-28):
+a listed file no task can open, a dead URL crawled again night after night, a
+404 and a capture in the same second, and a night of another detection mode."""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import replace
+
+import pytest
+
+from templatemine.config import TEST
+from templatemine.spark import delta_jars_present
+from templatemine.warc.inputs import InputFile, expand_inputs
+from tests.warcgen import blog_site, two_template_site, write_warc
+
+pytestmark = pytest.mark.skipif(not delta_jars_present(), reason="Delta jars not fetched (scripts/bootstrap)")
+
+
+def _night(spark, state, files, config=TEST):
+    from templatemine.nightly.night import run_night
+
+    said: list[str] = []
+    files = [f if isinstance(f, InputFile) else expand_inputs([f])[0] for f in files]
+    return run_night(spark, state, files, config, progress=said.append), said
+
+
+def _pages(spark, state):
+    from templatemine.nightly.state import State
+
+    return {r["url"]: r for r in State(spark, state).read_table("pages").collect()}
+
+
+def test_a_file_that_cannot_be_opened_is_left_for_a_later_night(spark, tmp_path):
+    """Listed, then gone (or not readable yet) when the task opens it: before,
+    its one `malformed` row was merged and the file committed as ingested, so
+    no later night read it; now the night leaves it out, and a later night that
+    can open it ingests it, its first record included."""
+    from pyspark.sql import functions as F
+
+    from templatemine.nightly.night import NothingOpened
+    from templatemine.nightly.state import State
+
+    a, b = two_template_site(), blog_site()
+    first = write_warc(str(tmp_path / "first.warc.gz"), a)
+    late = str(tmp_path / "late.warc.gz")  # listed, not there yet
+    state = str(tmp_path / "state")
+
+    with pytest.raises(NothingOpened, match="none of its 1 new file"):
+        _night(spark, state, [InputFile(late, 1000)])
+    assert not State(spark, state).nights()  # nothing committed, nothing merged
+
+    one, said = _night(spark, state, [expand_inputs([first])[0], InputFile(late, 1000)])
+    assert one["files"] == 1 and one["files_unopened"] == [late]
+    assert any("could not be opened" in m and late in m for m in said)
+    st = State(spark, state)
+    assert st.processed_files() == {first}
+    assert st.read_table("records").where(F.col("warc_file") == late).count() == 0
+
+    write_warc(late, b)
+    two, _ = _night(spark, state, [first, late])
+    assert two["files"] == 1 and two["files_unopened"] == [] and st.processed_files() == {first, late}
+    records = st.read_table("records").where(F.col("warc_file") == late)
+    assert records.count() == len(b) and records.where(F.col("warc_offset") == 0).first()["outcome"] == "page"
+    assert sum(1 for url in _pages(spark, state) if url.startswith("https://blog.example.org")) == len(
+        {p["url"] for p in b})
+
+
+def test_a_dead_url_is_removed_once_and_a_same_second_capture_wins(spark, tmp_path):
+    """A page that answers 404 night after night was counted removed, and its
+    site re-detected, every night; a 404 and a capture of one second won by
+    their files' names within a night but the capture across nights: now the
+    capture wins either way."""
+    a = two_template_site()
+    gone_url, tie_url = a[1]["url"], a[2]["url"]
+    state = str(tmp_path / "state")
+    _night(spark, state, [write_warc(str(tmp_path / "n1.warc.gz"), a)])
+
+    def not_found(url, date):
+        return {"url": url, "html": "gone", "status": "404 Not Found", "date": date}
+
+    two, _ = _night(spark, state, [write_warc(str(tmp_path / "n2.warc.gz"), [not_found(gone_url, "2026-11-06T00:00:00Z")])])
+    assert two["pages_removed"] == 1 and two["touched_sites"] == 1
+    three, _ = _night(spark, state, [write_warc(str(tmp_path / "n3.warc.gz"), [not_found(gone_url, "2026-11-07T00:00:00Z")])])
+    assert three["pages_removed"] == 0 and three["touched_sites"] == 0
+    assert str(_pages(spark, state)[gone_url]["removed_at"]).startswith("2026-11-06")  # gone since the first 404
+
+    # one night, the 404 in a file that sorts after the capture's, both at the same second
+    same = "2026-11-08T00:00:00Z"
+    tie = dict(a[2], date=same)
+    four, _ = _night(spark, state, [write_warc(str(tmp_path / "n4-a.warc.gz"), [tie]),
+                                    write_warc(str(tmp_path / "n4-z.warc.gz"), [not_found(tie_url, same)])])
+    assert four["pages_removed"] == 0 and _pages(spark, state)[tie_url]["removed_at"] is None
+    # the same second on a later night: the capture held still wins
+    five, _ = _night(spark, state, [write_warc(str(tmp_path / "n5.warc.gz"), [not_found(tie_url, same)])])
+    assert five["pages_removed"] == 0 and _pages(spark, state)[tie_url]["removed_at"] is None
+
+
+def test_a_night_of_another_detection_mode_after_an_etdm_night(spark, tmp_path):
+    """An etdm night adds columns to the state's templates (its key page, its
+    cluster); a later global night's rows lack them and its MERGE failed on
+    every run, for good. Now they are written null; and an etdm template of no
+    page stays until its site is detected again."""
+    from pyspark.sql import functions as F
+
+    from templatemine.nightly.state import State
+
+    a, b = two_template_site(), blog_site()
+    state = str(tmp_path / "state")
+    etdm = replace(TEST, detect=replace(TEST.detect, mode="etdm"))
+    first = write_warc(str(tmp_path / "n1.warc.gz"), a + b)
+    _night(spark, state, [first], etdm)
+    st = State(spark, state)
+    assert "key_url" in st.read_table("templates").columns
+    shutil.copy(first, tmp_path / "n2.warc.gz")
+    later = [dict(p, date="2026-11-09T00:00:00Z") for p in a]  # only the first site again
+    two, _ = _night(spark, state, [first, write_warc(str(tmp_path / "n2.warc.gz"), later)])
+    assert two["touched_sites"] == 1
+    templates = st.read_table("templates")
+    fresh = templates.where(F.col("key_url").isNull())  # the global night's rows
+    assert fresh.count() == two["templates"] > 0
+    held = st.read_table("template_pagelets").select("template_id").distinct()
+    stale = templates.join(held, "template_id", "left_anti").where(F.coalesce("n_pages", F.lit(0)) > 0)
+    assert stale.count() == 0
