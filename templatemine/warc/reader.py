@@ -33,10 +33,13 @@ what a crawl-scale reader needs:
   is read again at its member;
 - in an uncompressed file or a stream, a record whose block does not end
   where its length says (warcio skips the line after it with a warning only),
-  or that the data ends inside of, is read again from one byte past its start
-  when its length may have swallowed records (`_block_unended`); a file that
-  ends inside a record's headers, which warcio takes for its end, gives that
-  record a `malformed` row;
+  that the data ends inside of, or after which warcio fails, is looked at
+  again (`_block_unended`, `check_unended` in `_records`): when a record
+  starts inside its block and runs, with those after it by their lengths,
+  past the block's end (`_runs_past`; a record quoted in a page does not), it
+  swallowed them: it is `malformed` and they are read; a file that ends inside
+  a record's headers, which warcio takes for its end, gives that record a
+  `malformed` row;
 - a response whose URI's scheme is in capitals (`HTTP://`) has its HTTP
   headers parsed, which warcio skips;
 - damaged compressed data (a gzip member cut short or corrupt, garbage between
@@ -268,6 +271,7 @@ class _Reading:
         self.checked: tuple[int, int | None] = (-1, None)  # the last member _records inflated, and its end
         self.record_end = -1  # stream mode: where the last WARC record begun ends, by its header
         self.stopped = -1  # where the last run that ended quietly would have read its next record
+        self.resync_from = -1  # after a record whose length is wrong: where to look for the next record
 
 
 def _malformed(path: str, offset: int, rec_type: str | None, exc_or_text, note: str = "") -> RawRecord:
@@ -311,10 +315,67 @@ _UNENDED = "record not followed by the blank lines that end one"
 _SWALLOWED = "record whose length runs into the records after it"
 
 
-def _record_inside(data: bytes, fmt: str | None) -> bool:
-    """A line of `data` after its first starts a record (of format `fmt`)."""
-    return any(_is_record_start(data[m.start() + 1:m.start() + 4097], fmt)
-               for m in _LINE_NEEDLES[fmt].finditer(data))
+def _record_stop(get, p: int) -> int | None:
+    """Where the record at `p` ends by the length its header gives (`get(p,
+    n)`: n bytes at p); None: no record header there with a length."""
+    head = get(p, 1 << 16)
+    if head.startswith(b"WARC/"):
+        h = head.find(b"\r\n\r\n")
+        found = _WARC_LENGTH.search(head, 0, h + 2) if h != -1 else None
+        return p + h + 4 + int(found.group(1)) if found else None
+    line = head.find(b"\n")
+    length = head[:line].rsplit(b" ", 1)[-1].strip() if line != -1 else b""
+    return p + line + 1 + int(length) if length.isdigit() else None
+
+
+def _runs_past(get, p: int, end: int, fmt: str | None = None, to_end: bool = False) -> bool:
+    """The record at `p`, and those after it by their lengths (blank lines
+    between), reach past `end` with one of them: a block that ends at `end`
+    cut it, so that block's length ran into them. A chain that stops before
+    `end` (no record where one ends: a record quoted in a page) does not;
+    with `to_end` (that block's length is known to be wrong), one that ends
+    where it ends (blank lines apart) does too."""
+    for _ in range(1 << 16):
+        stop = _record_stop(get, p)
+        if stop is None:  # no header with a length: cut by the end of the data (a payload) when it ends there
+            head = get(p, 1 << 16)
+            return len(head) < 1 << 16 and p + len(head) >= end and (
+                b"\r\n\r\n" not in head if head.startswith(b"WARC/") else b"\n" not in head)
+        if stop > end:
+            return True
+        gap = get(stop, 64)
+        p = stop + len(gap) - len(gap.lstrip(b"\r\n"))
+        if p >= end:
+            return to_end
+        if _cut_record_line(get(p, min(end - p, 4096)), fmt):
+            return True  # a record's first line that `end` cuts
+        if not _is_record_start(get(p, 4096), fmt):
+            return False
+    return False
+
+
+def _payload_record(data: bytes, fmt: str | None, to_end: bool = False) -> int | None:
+    """Where a record starts in a payload (a line after its first) whose chain
+    of records runs past its end (`_runs_past`), or the first bytes of a
+    record's first line end it; None: none does."""
+    get = lambda p, n: data[p:p + n]  # noqa: E731
+    for m in _LINE_NEEDLES[fmt].finditer(data):
+        i = m.start() + 1
+        if _is_record_start(data[i:i + 4096], fmt) and _runs_past(get, i, len(data), fmt, to_end):
+            return i
+    last = data.rfind(b"\n") + 1
+    return last if 0 < last < len(data) and _cut_record_line(data[last:], fmt) else None
+
+
+def _cut_record_line(tail: bytes, fmt: str | None) -> bool:
+    """`tail` (the last bytes of some data, after a line end) is the start of a
+    record's first line that the end of the data cuts: too short for
+    `_is_record_start` to tell (`WAR`, `htt`)."""
+    if not tail or b"\n" in tail or len(tail) >= 9:
+        return False
+    lower = tail.lower()
+    return (fmt != "arc" and b"WARC/".startswith(tail)) or (
+        fmt != "warc" and any(prefix.startswith(lower) for prefix in _ARC_PREFIXES))
 
 
 def _block_unended(rec, it, errors_before: int) -> tuple[str, str]:
@@ -371,27 +432,42 @@ def _records(path, it, state: _Reading, max_payload_bytes: int, base: int = 0, n
     def check_unended(failed: bool = False):  # once per record, when warcio has read on past it
         """Whether the pending record's block ends where its length says; or,
         `failed` (warcio failed to read what follows it), whether its length
-        swallowed a record. True when the run stops there (`failure` set)."""
+        swallowed a record: one that starts inside its block and, with the
+        records after it by their lengths, runs past its end (a record quoted
+        in a page ends inside it). True when the run stops there (`failure`
+        set; `state.resync_from`: where to look for the next record)."""
         nonlocal pending, failure, unended
         if unended is None or pending is None:
             return False
-        (rec, position, errors), unended = unended, None
+        rec, position, errors, end = unended
         kind, why = _block_unended(rec, it, errors)
         if not kind and not failed:
-            return False
-        went_on = base + it.offset  # where warcio read (or failed to read) the next record
-        swallowed, resync = kind == _CUT, bool(kind)
+            return False  # (kept: the next record may still be one warcio cannot use, `failed` then)
+        unended = None
+        swallowed, resume = kind == _CUT, position + 1
         if kind != _CUT and plain is not None:
-            nxt = find_next_record(plain, position + 1, False, state.fmt)
-            swallowed = nxt is not None and nxt < position + rec.rec_headers.total_len + int(rec.length or 0)
-            resync = nxt != went_on
-            if swallowed:
-                why = f"{why or _SWALLOWED}; a record starts inside it, at byte {nxt}"
-            elif kind:
-                why += "; nothing after it lost"
-        elif kind != _CUT and pending.payload is not None and _record_inside(pending.payload, state.fmt):
-            swallowed = resync = True  # stream mode: a page whose payload holds a record's header
-            why = f"{why or _SWALLOWED}; a record starts inside its payload"
+            get = functools.partial(_peek, plain)
+            at = position
+            while True:
+                at = find_next_record(plain, at + 1, False, state.fmt)
+                if at is None or at >= end:
+                    break
+                if _runs_past(get, at, end, state.fmt, to_end=bool(kind)):
+                    swallowed, resume = True, at
+                    why = f"{why or _SWALLOWED}; a record starts inside it, at byte {at}"
+                    break
+            if not swallowed:
+                resume = end  # (past any record its block quotes)
+                why += "; nothing after it lost" if kind else ""
+        elif kind != _CUT and pending.payload is not None:
+            inside = _payload_record(pending.payload, state.fmt, to_end=bool(kind))
+            if inside is not None:  # stream mode: a page whose payload holds a record's header
+                swallowed, resume = True, end - (len(pending.payload) - inside)
+                why = f"{why or _SWALLOWED}; a record starts inside its payload"
+            else:
+                resume = end
+        elif kind != _CUT:
+            resume = end
         if not swallowed and not kind:
             return False  # warcio failed on what follows a record whose length is right
         if swallowed:
@@ -400,9 +476,9 @@ def _records(path, it, state: _Reading, max_payload_bytes: int, base: int = 0, n
         else:
             log.warning("%s: record at offset %d: %s", path, pending.offset, why)
             pending.detail = f"{pending.detail}; {why}" if pending.detail else why
-        if resync:
-            failure = (position, why)
-        return resync
+        failure = (position, why)
+        state.resync_from = resume
+        return True
 
     try:
         for rec in it:
@@ -429,6 +505,8 @@ def _records(path, it, state: _Reading, max_payload_bytes: int, base: int = 0, n
                 break
             if where is not None and rec.format == "warc":
                 state.record_end = base + it.offset + rec.rec_headers.total_len + int(rec.length or 0)
+            if members is None:  # where its block ends by its length (its headers read, its block not yet)
+                block_end = base + it.fh.tell() - it.reader.rem_length() + getattr(rec.raw_stream, "limit", 0)
             run_last = offset
             previous, state.last_offset = state.last_offset, offset
             state.yielded += 1
@@ -450,7 +528,7 @@ def _records(path, it, state: _Reading, max_payload_bytes: int, base: int = 0, n
                 yield pending
             pending, pending_previous = raw, previous
             if members is None:
-                unended = (rec, base + it.offset, it.err_count)
+                unended = (rec, base + it.offset, it.err_count, block_end)
     except Exception as exc:
         offset = it.offset if isinstance(it.offset, int) else 0
         failure = base + offset, f"{type(exc).__name__}: {exc}"
@@ -464,7 +542,7 @@ def _records(path, it, state: _Reading, max_payload_bytes: int, base: int = 0, n
             failure = (failure[0], f"non-chunked gzip: {failure[1]}")
     # the run ended (quietly, failing, or at a header it cannot use) after a record whose
     # length is wrong: that record is the failure, read again from its start
-    if not check_unended() and failure is None and members is None:
+    if not check_unended(failed=failure is not None) and failure is None and members is None:
         state.stopped = base + it.offset
     elif failure is None and pending is not None and getattr(it, "next_line", None):
         # warcio ended quietly after reading the first line of a record in the same
@@ -595,7 +673,10 @@ def _after_run(path, fh, pos: int, state: _Reading, failure, gzipped: bool, max_
         # reported with it: warcio read on into the next members as if they
         # were its data, so `bad` may lie past records never read
         bad = last
-    nxt = find_next_record(fh, max(bad, pos) + 1, gzipped, state.fmt)
+    # after a record whose length is wrong (_records' check_unended): from where it says
+    start, state.resync_from = (max(state.resync_from - 1, pos + 1) if state.resync_from >= 0
+                                else max(bad, pos) + 1), -1
+    nxt = find_next_record(fh, start, gzipped, state.fmt)
     if gzipped and bad != last and not _junk_between(fh, bad, nxt):
         return nxt  # zero padding between members or after the last (gzip.GzipFile skips it too)
     if bad != state.last_offset:  # not already reported as a damaged payload
@@ -1153,7 +1234,9 @@ def _stream_mode(path, fh, start: int, state: _Reading, max_payload_bytes: int, 
             return nxt
         if failure is None:
             return None
-        resume_at, resync, expect_record = position + 1, True, False
+        # (after a record whose length is wrong, from where _records' check_unended says)
+        resume_at = state.resync_from if state.resync_from > position else position + 1
+        resync, expect_record, state.resync_from = True, False, -1
 
 
 def _damaged(path, fh, exc: GzipDamage, state: _Reading, note: str, at: int | None = None):

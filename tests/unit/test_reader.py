@@ -825,12 +825,16 @@ def test_a_damaged_member_after_glued_junk_keeps_its_records_row(tmp_path):
 
 def _layouts(tmp_path, records: list[bytes], name: str) -> dict[str, list]:
     """`records` read as an uncompressed file, one gzip member per record, and one gzip stream."""
+    return _layouts_of(tmp_path, records, "warc", name)
+
+
+def _layouts_of(tmp_path, records: list[bytes], fmt: str, name: str = "f") -> dict[str, list]:
     import gzip
 
     out = {}
-    for layout, data, ext in (("plain", b"".join(records), "warc"),
-                              ("members", b"".join(gzip.compress(r, mtime=0) for r in records), "warc.gz"),
-                              ("stream", gzip.compress(b"".join(records), mtime=0), "warc.gz")):
+    for layout, data, ext in (("plain", b"".join(records), fmt),
+                              ("members", b"".join(gzip.compress(r, mtime=0) for r in records), f"{fmt}.gz"),
+                              ("stream", gzip.compress(b"".join(records), mtime=0), f"{fmt}.gz")):
         path = tmp_path / f"{name}-{layout}.{ext}"
         path.write_bytes(data)
         out[layout] = read(str(path))
@@ -903,3 +907,42 @@ def test_a_file_cut_inside_a_records_headers_has_a_row_for_it(tmp_path, cut):
     alone = tmp_path / "alone.warc"
     alone.write_bytes(second[:cut])
     assert [r.outcome for r in read(str(alone))] == ["malformed"]
+
+
+def _arc_length(record: bytes, delta: int) -> bytes:
+    line, rest = record.split(b"\n", 1)
+    head, length = line.rsplit(b" ", 1)
+    return head + b" %d\n" % (int(length) + delta) + rest
+
+
+@pytest.mark.parametrize("delta", [30, 58, 100, 370, 466])
+def test_an_arc_length_too_large_swallows_no_record(tmp_path, delta):
+    """ARC: the block's end is counted from the header line's end (warcio gives
+    ARC records no header length), and a length whose end falls before a blank
+    line, where warcio then reads a body line as a record header it cannot use,
+    or that cuts the next record's first line after a few bytes (`htt`), is
+    found too (second review, 2026-11-28)."""
+    records = _arc(4)
+    records[2] = _arc_length(records[2], delta)  # p1, into p2 (or p3)
+    for layout, recs in _layouts_of(tmp_path, records, "arc").items():
+        pages = _pages(recs)
+        assert "http://x.example/p2" in pages and "http://x.example/p3" in pages, (layout, delta)
+        assert len(recs) == 5 and len({r.offset for r in recs}) == 5, (layout, delta)
+        assert [r.outcome for r in recs].count("malformed") == 1, (layout, delta)
+
+
+def test_a_page_quoting_a_warc_record_is_kept_when_junk_follows_it(tmp_path):
+    """A failure after a record whose length is right (junk after it) looks for
+    a record its length swallowed; a record quoted whole in the page (a `<pre>`
+    of the WARC format) ends inside it, so the page is kept and the junk is one
+    row, as before (second review, 2026-11-28: the page was `malformed` and the
+    quoted record had rows of its own)."""
+    rnd = __import__("random").Random(1)
+    quoted = (b"<pre>\nWARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: https://quoted.example/\r\n"
+              b"Content-Length: 10\r\n\r\n0123456789\r\n\r\n</pre>")
+    records = [_raw_warc(0, _page(rnd, 40)), _raw_warc(1, _page(rnd, 40, extra=quoted)),
+               b"this line is junk, not a record\r\n\r\n", _raw_warc(3, _page(rnd, 40))]
+    for layout, recs in _layouts(tmp_path, records, "quote").items():
+        assert _pages(recs) == [f"https://x.example/p{i}" for i in (0, 1, 3)], layout
+        assert [r.outcome for r in recs] == [None, None, "malformed", None], layout
+        assert "junk" in recs[2].detail and not any("quoted.example" in (r.target_uri or "") for r in recs)
