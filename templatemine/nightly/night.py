@@ -206,11 +206,13 @@ def _merge_captures(state: State, night: str, extract_out: str, work: str, progr
     # every record, once: (file, offset) is the record's identity
     metrics = {"records": state.merge(RECORDS, records.select(*S.RECORDS_SCHEMA.names),
                                       ["warc_file", "warc_offset"], update_all=False)}
-    # what the state holds per URL; a page an earlier night removed stays removed, and is
-    # not removed (nor its site touched) again by each later 404 (a re-run of this night
-    # does remove again what it removed before it was killed: the MERGE is idempotent)
+    # what the state holds per URL; a page a committed night removed stays removed, and is
+    # not removed (nor its site touched) again by each later 404 (a re-run of a killed night,
+    # under this id or another, removes again what it removed: the MERGE is idempotent)
+    committed = [n["night"] for n in state.nights()]
     current = state.latest(PAGES).select("page_key", F.expr(held_order()).alias("held"), (
-        F.col("removed_at").isNotNull() & ~F.col("night").eqNullSafe(night)).alias("removed_before"))
+        F.col("removed_at").isNotNull() & (F.col("night").isin(committed) if committed else F.lit(False))).alias(
+        "removed_before"))
     # the newest event per URL this night: a page capture, or a dated 404/410 (an undated one
     # cannot say the page went after the capture held). A 404's order is its time alone (file
     # and offset lowest), as the state holds a removal (held_order): at the same second a
@@ -226,8 +228,9 @@ def _merge_captures(state: State, night: str, extract_out: str, work: str, progr
     newest = newest.join(best, ["page_key", "order"]).join(current, "page_key", "left")
     wins = newest.where(F.col("held").isNull() | (F.col("order") >= F.col("held")))
     winners = wins.where(~F.col("gone")).select("page_key").persist()
+    # (two 404s of a URL in one second tie: one row per page, or Delta refuses the MERGE)
     removed = wins.where(F.col("gone") & F.col("held").isNotNull() & ~F.col("removed_before")).select(
-        "page_key", "fetch_time").persist()
+        "page_key", "fetch_time").dropDuplicates(["page_key"]).persist()
 
     page_rows = pages.join(winners, "page_key", "left_semi").withColumn(
         "removed_at", F.lit(None).cast("timestamp")).withColumn("night", F.lit(night))

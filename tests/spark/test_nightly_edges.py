@@ -70,7 +70,8 @@ def test_a_dead_url_is_removed_once_and_a_same_second_capture_wins(spark, tmp_pa
     """A page that answers 404 night after night was counted removed, and its
     site re-detected, every night; a 404 and a capture of one second won by
     their files' names within a night but the capture across nights: now the
-    capture wins either way."""
+    capture wins either way. Two 404s of one URL in one second make one
+    removal (their tie must not give Delta's MERGE two rows for one page)."""
     a = two_template_site()
     gone_url, tie_url = a[1]["url"], a[2]["url"]
     state = str(tmp_path / "state")
@@ -79,7 +80,9 @@ def test_a_dead_url_is_removed_once_and_a_same_second_capture_wins(spark, tmp_pa
     def not_found(url, date):
         return {"url": url, "html": "gone", "status": "404 Not Found", "date": date}
 
-    two, _ = _night(spark, state, [write_warc(str(tmp_path / "n2.warc.gz"), [not_found(gone_url, "2026-11-06T00:00:00Z")])])
+    # twice in one second (a retried fetch): one removal, not two rows of one page in Delta's MERGE
+    twice = [not_found(gone_url, "2026-11-06T00:00:00Z")] * 2
+    two, _ = _night(spark, state, [write_warc(str(tmp_path / "n2.warc.gz"), twice)])
     assert two["pages_removed"] == 1 and two["touched_sites"] == 1
     three, _ = _night(spark, state, [write_warc(str(tmp_path / "n3.warc.gz"), [not_found(gone_url, "2026-11-07T00:00:00Z")])])
     assert three["pages_removed"] == 0 and three["touched_sites"] == 0
