@@ -616,9 +616,11 @@ def _unlikely(parent: np.ndarray, levels: list[np.ndarray], cues: np.ndarray, gr
 
     Readability's table exception, as it is: a class or id candidate with a
     <table> at most four levels up (`_hasAncestorTag`'s maxDepth 3) is none,
-    which in the tree is a node of a table's own (a cell, a row) or a child of
-    one; deeper, or by its role, it is a candidate (until 2026-11-27 any table
-    above exempted both, so a page laid out in one table had none)."""
+    which in the tree is a node whose parent is a table's own (a row, a cell, a
+    table in a cell, a cell's child); deeper, or by its role, it is a candidate
+    (until 2026-11-27 any table above exempted both, so a page laid out in one
+    table had none; until 2026-11-28 a <table> was exempt by itself, so
+    `<table id="footer">` was none: `_hasAncestorTag` starts at the parent)."""
     by_words = (((cues >> UNLIKELY_BIT) & ~(cues >> MAYBE_BIT)) & 1).astype(bool)
     by_role = ((cues >> ROLE_BIT) & 1).astype(bool)
     own = (by_words | by_role) & (group != _HEADING)
@@ -627,8 +629,8 @@ def _unlikely(parent: np.ndarray, levels: list[np.ndarray], cues: np.ndarray, gr
     if not own.any():
         return own
     table = group == _TABLE
-    near_table = table.copy()
-    near_table[1:] |= table[parent[1:]]
+    near_table = np.zeros_like(table)  # a table above it (its parent's group), not the node's own
+    near_table[1:] = table[parent[1:]]
     own &= by_role | ~near_table
     title = ((cues >> TITLE_BIT) & 1).astype(bool)
     for level in levels[1:]:
