@@ -414,20 +414,22 @@ def _records(path, it, state: _Reading, max_payload_bytes: int, base: int = 0, n
     garbage (state.broken_member says which).
 
     Without `members` (`plain`: an uncompressed file; neither: stream mode), a
-    record whose block does not end where its length says (`_block_unended`)
-    makes the run return its position as the failure, so the reading resumes
-    one byte past its start and the records its length swallowed are read:
-    always in stream mode, and in an uncompressed file unless the next record
-    after its start is the one warcio went on to. It is `malformed` if the
-    data ends inside its block, or (in an uncompressed file) a record starts
-    inside it; else its row says its length is wrong. A run that ends quietly
-    leaves `state.stopped` (where warcio would have read the next record; a
-    record begins there if data does)."""
+    record whose block does not end where its length says (`_block_unended`),
+    or after which warcio fails, is checked (`check_unended`): when its length
+    swallowed records (the data ends inside its block; or a record starts in
+    it, searched in the file or in its payload, and runs past its end) it is
+    `malformed` and the reading resumes where they start; when its length is
+    only wrong, its row says so and the reading resumes at its block's end;
+    either way the run returns its position as the failure (no second row)
+    and `state.resync_from` where to look for the next record. A run that
+    ends quietly leaves `state.stopped` (where warcio would have read the next
+    record; a record begins there if data does)."""
     pending: RawRecord | None = None
     pending_previous = state.last_offset
     failure = None
     run_last = -1
-    unended = None  # without members: warcio's record behind `pending`, its stream position, err_count before it
+    unended = None  # without members: warcio's record behind `pending`, its stream position, err_count
+    # before it and where its block ends by its length
 
     def check_unended(failed: bool = False):  # once per record, when warcio has read on past it
         """Whether the pending record's block ends where its length says; or,
@@ -541,7 +543,7 @@ def _records(path, it, state: _Reading, max_payload_bytes: int, base: int = 0, n
             # member as one stream
             failure = (failure[0], f"non-chunked gzip: {failure[1]}")
     # the run ended (quietly, failing, or at a header it cannot use) after a record whose
-    # length is wrong: that record is the failure, read again from its start
+    # length is wrong or swallowed records: that record is the failure (check_unended)
     if not check_unended(failed=failure is not None) and failure is None and members is None:
         state.stopped = base + it.offset
     elif failure is None and pending is not None and getattr(it, "next_line", None):
