@@ -315,56 +315,117 @@ _UNENDED = "record not followed by the blank lines that end one"
 _SWALLOWED = "record whose length runs into the records after it"
 
 
+def _blank_line(head: bytes) -> tuple[int, int] | None:
+    """Where a header ends in `head`, as warcio reads one (the first line that
+    is blank): the index of the line end before it and the index after it."""
+    found = [(i, i + k) for i, k in ((head.find(b"\n\n"), 2), (head.find(b"\n\r\n"), 3)) if i != -1]
+    return min(found) if found else None
+
+
 def _record_stop(get, p: int) -> int | None:
     """Where the record at `p` ends by the length its header gives (`get(p,
-    n)`: n bytes at p); None: no record header there with a length."""
-    head = get(p, 1 << 16)
+    n)`: n bytes at p; a header of at most 16 KiB); None: no record header
+    there with a length."""
+    head = get(p, 1 << 14)
     if head.startswith(b"WARC/"):
-        h = head.find(b"\r\n\r\n")
-        found = _WARC_LENGTH.search(head, 0, h + 2) if h != -1 else None
-        return p + h + 4 + int(found.group(1)) if found else None
+        blank = _blank_line(head)
+        found = _WARC_LENGTH.search(head, 0, blank[0] + 1) if blank else None  # in the header only
+        return p + blank[1] + int(found.group(1)) if found else None
     line = head.find(b"\n")
     length = head[:line].rsplit(b" ", 1)[-1].strip() if line != -1 else b""
     return p + line + 1 + int(length) if length.isdigit() else None
 
 
-def _runs_past(get, p: int, end: int, fmt: str | None = None, to_end: bool = False) -> bool:
-    """The record at `p`, and those after it by their lengths (blank lines
-    between), reach past `end` with one of them: a block that ends at `end`
-    cut it, so that block's length ran into them. A chain that stops before
-    `end` (no record where one ends: a record quoted in a page) does not;
-    with `to_end` (that block's length is known to be wrong), one that ends
-    where it ends (blank lines apart) does too."""
+def _runs_past(get, p: int, end: int, fmt: str | None = None, to_end: bool = False,
+               lands: bool = False) -> tuple[bool, int]:
+    """Whether the record at `p`, and those after it by their lengths (blank
+    lines between), reach past `end` with one of them: a block that ends at
+    `end` cut it, so that block's length ran into them. A chain that stops
+    before `end` (no record where one ends: a record quoted in a page) does
+    not; with `to_end` (that block's length is known to be wrong), one that
+    ends where it ends (blank lines apart) does too; with `lands` (`get` reads
+    past `end`), the record that runs past it must end on a record or the end
+    of the data (a quoted header's length lands anywhere). And the start of
+    the chain's last record (no record before it starts a new chain)."""
     for _ in range(1 << 16):
         stop = _record_stop(get, p)
         if stop is None:  # no header with a length: cut by the end of the data (a payload) when it ends there
-            head = get(p, 1 << 16)
-            return len(head) < 1 << 16 and p + len(head) >= end and (
-                b"\r\n\r\n" not in head if head.startswith(b"WARC/") else b"\n" not in head)
-        if stop > end:
-            return True
+            head = get(p, 1 << 14)
+            return len(head) < 1 << 14 and p + len(head) >= end and _blank_line(head) is None and (
+                head.startswith(b"WARC/") or b"\n" not in head), p
         gap = get(stop, 64)
-        p = stop + len(gap) - len(gap.lstrip(b"\r\n"))
-        if p >= end:
-            return to_end
-        if _cut_record_line(get(p, min(end - p, 4096)), fmt):
-            return True  # a record's first line that `end` cuts
-        if not _is_record_start(get(p, 4096), fmt):
-            return False
-    return False
+        after = stop + len(gap) - len(gap.lstrip(b"\r\n"))
+        if stop > end:  # (with `lands`: it ends inside the data, on a record or the data's end)
+            return not lands or bool(get(stop - 1, 1)) and (
+                not get(after, 1) or _is_record_start(get(after, 4096), fmt)), p
+        if after >= end:
+            return to_end, p
+        if _cut_record_line(get(after, min(end - after, 4096)), fmt):
+            return True, p  # a record's first line that `end` cuts
+        if not _is_record_start(get(after, 4096), fmt):
+            return False, p
+        p = after
+    return False, p
 
 
 def _payload_record(data: bytes, fmt: str | None, to_end: bool = False) -> int | None:
     """Where a record starts in a payload (a line after its first) whose chain
     of records runs past its end (`_runs_past`), or the first bytes of a
-    record's first line end it; None: none does."""
+    record's first line end it; None: none does. Linear: a start inside a
+    chain already walked starts none."""
     get = lambda p, n: data[p:p + n]  # noqa: E731
+    walked = -1
     for m in _LINE_NEEDLES[fmt].finditer(data):
         i = m.start() + 1
-        if _is_record_start(data[i:i + 4096], fmt) and _runs_past(get, i, len(data), fmt, to_end):
+        if i <= walked or not _is_record_start(data[i:i + 4096], fmt):
+            continue
+        hit, walked = _runs_past(get, i, len(data), fmt, to_end)
+        if hit:
             return i
     last = data.rfind(b"\n") + 1
     return last if 0 < last < len(data) and _cut_record_line(data[last:], fmt) else None
+
+
+_BLOCK_IN_MEMORY = 64 << 20  # a block searched for swallowed records is read into memory up to this size
+
+
+def _block_reader(fh: BinaryIO, start: int, end: int):
+    """`get(p, n)`: n bytes at byte p of the file; bytes [start, end + 64 KiB)
+    read once into memory when that is at most _BLOCK_IN_MEMORY (the search
+    of a block reads many small pieces of it)."""
+    if end - start > _BLOCK_IN_MEMORY:
+        return functools.partial(_peek, fh)
+    data = _peek(fh, start, end - start + (1 << 16))
+    full = len(data) < end - start + (1 << 16)  # the file ends inside it: nothing is read past `data`
+
+    def get(p: int, n: int) -> bytes:
+        i = p - start
+        if 0 <= i and (i + n <= len(data) or full):
+            return data[i:i + n]
+        return _peek(fh, p, n)
+    return get
+
+
+def _starts_within(fh: BinaryIO, start: int, end: int, fmt: str | None) -> Iterator[int]:
+    """The record starts in bytes [start, end) of an uncompressed file, as
+    find_next_record finds them (a record line, its header plausible), in
+    order, each block read once."""
+    needle, line = _LINE_NEEDLES[fmt], _RECORD_LINES[fmt]
+    at = max(start - 1, 0)  # (the line end before a start at `start`)
+    while at < end:
+        data = _peek(fh, at, min(_SCAN_BLOCK, end - at) + 4096)
+        stop = min(len(data), end - at)  # starts before `end` only
+        for found in needle.finditer(data, 0, stop + 16):  # (its lookahead reads past `stop`)
+            i = found.start() + 1
+            if at + i < start or i >= stop:
+                continue
+            head = data[i:i + 4096] if i + 4096 <= len(data) else _peek(fh, at + i, 4096)
+            if line.match(head) is not None or b"\n" not in head[:4096]:
+                if _is_record_start(head, fmt):
+                    yield at + i
+        if len(data) <= stop:
+            return
+        at += max(stop - 1, 1)  # (its last byte again: a line end there starts the next block's first line)
 
 
 def _cut_record_line(tail: bytes, fmt: str | None) -> bool:
@@ -376,6 +437,14 @@ def _cut_record_line(tail: bytes, fmt: str | None) -> bool:
     lower = tail.lower()
     return (fmt != "arc" and b"WARC/".startswith(tail)) or (
         fmt != "warc" and any(prefix.startswith(lower) for prefix in _ARC_PREFIXES))
+
+
+def _payload_is_block_tail(rec) -> bool:
+    """The payload read is the block's last bytes as they are (no chunked
+    transfer or content encoding decoded), so a position in it is one in the
+    stream."""
+    http = rec.http_headers
+    return http is None or not (http.get_header("Transfer-Encoding") or http.get_header("Content-Encoding"))
 
 
 def _block_unended(rec, it, errors_before: int) -> tuple[str, str]:
@@ -448,28 +517,28 @@ def _records(path, it, state: _Reading, max_payload_bytes: int, base: int = 0, n
         unended = None
         swallowed, resume = kind == _CUT, position + 1
         if kind != _CUT and plain is not None:
-            get = functools.partial(_peek, plain)
-            at = position
-            while True:
-                at = find_next_record(plain, at + 1, False, state.fmt)
-                if at is None or at >= end:
-                    break
-                if _runs_past(get, at, end, state.fmt, to_end=bool(kind)):
+            get = _block_reader(plain, position, end)
+            walked = -1
+            for at in _starts_within(plain, position + 1, end, state.fmt):
+                if at <= walked:
+                    continue  # inside a chain already walked: it starts none
+                hit, walked = _runs_past(get, at, end, state.fmt, to_end=bool(kind), lands=True)
+                if hit:
                     swallowed, resume = True, at
                     why = f"{why or _SWALLOWED}; a record starts inside it, at byte {at}"
                     break
             if not swallowed:
                 resume = end  # (past any record its block quotes)
                 why += "; nothing after it lost" if kind else ""
-        elif kind != _CUT and pending.payload is not None:
+        elif kind != _CUT and pending.payload is not None and _payload_is_block_tail(rec):
             inside = _payload_record(pending.payload, state.fmt, to_end=bool(kind))
             if inside is not None:  # stream mode: a page whose payload holds a record's header
                 swallowed, resume = True, end - (len(pending.payload) - inside)
                 why = f"{why or _SWALLOWED}; a record starts inside its payload"
             else:
-                resume = end
-        elif kind != _CUT:
-            resume = end
+                resume = end  # (past any record its payload quotes)
+        # else (stream mode, a block not searched: no page, or a payload decoded) from one byte
+        # past its start: what the length swallowed is read, a record the block quotes as well
         if not swallowed and not kind:
             return False  # warcio failed on what follows a record whose length is right
         if swallowed:

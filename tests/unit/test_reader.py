@@ -946,3 +946,46 @@ def test_a_page_quoting_a_warc_record_is_kept_when_junk_follows_it(tmp_path):
         assert _pages(recs) == [f"https://x.example/p{i}" for i in (0, 1, 3)], layout
         assert [r.outcome for r in recs] == [None, None, "malformed", None], layout
         assert "junk" in recs[2].detail and not any("quoted.example" in (r.target_uri or "") for r in recs)
+
+
+@pytest.mark.parametrize("delta", [5, 8, 60])
+def test_a_length_a_few_bytes_into_the_next_record_loses_it_in_no_layout(tmp_path, delta):
+    """A length that runs a few bytes into the next record's first line: its
+    start lies just before the block's end (third review, 2026-11-28: the
+    search's lookahead stopped at the block's end and missed it)."""
+    rnd = __import__("random").Random(5)
+    records = [_raw_warc(i, _page(rnd, 40)) for i in range(4)]
+    records[1] = _with_length(records[1], delta)
+    for layout, recs in _layouts(tmp_path, records, f"near{delta}").items():
+        assert _pages(recs) == [f"https://x.example/p{i}" for i in (0, 2, 3)], layout
+        assert len(recs) == 4 and [r.outcome for r in recs].count("malformed") == 1, layout
+
+
+def test_a_non_page_record_whose_length_runs_on_loses_nothing_read_as_one_stream(tmp_path):
+    """A redirect (no payload read, nothing to search) whose length runs into
+    the next record, in a file gzipped as one stream: the reading resumes one
+    byte past its start, so that record is read (third review, 2026-11-28: it
+    resumed at the block's end and lost it)."""
+    rnd = __import__("random").Random(8)
+    redirect = _raw_warc(1, b"", ctype=b"text/html").replace(b"200 OK", b"302 Found")
+    records = [_raw_warc(0, _page(rnd, 40)), _with_length(redirect, 50),
+               _raw_warc(2, _page(rnd, 40)), _raw_warc(3, _page(rnd, 40))]
+    recs = _layouts(tmp_path, records, "redirect")["stream"]
+    assert len(recs) == 4 and _pages(recs) == [f"https://x.example/p{i}" for i in (0, 2, 3)]
+
+
+@pytest.mark.parametrize("quote", [
+    b"<pre>\nWARC/1.0\nWARC-Type: response\nContent-Length: 10\n\n0123456789\n</pre>",  # LF line ends
+    b"<pre>\n" + b"".join(b"WARC/1.0\r\nWARC-Type: resource\r\nContent-Length: 4\r\n\r\nabcd\r\n\r\n"
+                          for _ in range(300)) + b"</pre>",  # many, one after another
+])
+def test_a_page_quoting_warc_records_is_kept_in_an_uncompressed_file(tmp_path, quote):
+    """Junk after a page that quotes WARC records: the quotes end inside the
+    page (a length read only from a quoted header's own lines; a chain walked
+    once), so the page is kept and the junk is one row."""
+    rnd = __import__("random").Random(9)
+    records = [_raw_warc(0, _page(rnd, 40)), _raw_warc(1, _page(rnd, 40, extra=quote)),
+               b"this line is junk, not a record\r\n\r\n", _raw_warc(3, _page(rnd, 40))]
+    recs = _layouts(tmp_path, records, "quotes")["plain"]
+    assert [r.outcome for r in recs] == [None, None, "malformed", None]
+    assert _pages(recs) == [f"https://x.example/p{i}" for i in (0, 1, 3)]
