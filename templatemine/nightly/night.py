@@ -102,7 +102,8 @@ def run_night(spark: SparkSession, state_root: str, files: list[InputFile], conf
     if not new:
         progress(f"nightly: nothing new: all {len(files)} file(s) found were ingested by earlier nights")
         return {"night": None, "files": 0, "files_already_ingested": len(files), "files_missing": len(absent)}
-    seq = len(state.nights()) + 1
+    committed = [n["night"] for n in state.nights()]  # (read once: the removals need them too)
+    seq = len(committed) + 1
     night = night_id(seq, [f.path for f in new])
     # scratch of earlier nights: committed ones whose clean-up was cut short, and
     # killed ones whose files this night takes (or a later one will, from scratch)
@@ -134,7 +135,7 @@ def run_night(spark: SparkSession, state_root: str, files: list[InputFile], conf
                                     f"(first: {unopened[0]}); nothing merged, a later night takes them up")
         ingested = [f.path for f in new if f.path not in set(unopened)]
         _crash_point("extracted")
-        changes = _merge_captures(state, night, f"{work}/extract", work, progress, judge, unopened)
+        changes = _merge_captures(state, night, f"{work}/extract", work, progress, judge, committed, unopened)
         t = lap("merge_s", t)
         touched = spark.read.parquet(changes.pop("touched_sites_path"))
         snapshot = _snapshot(state, touched, changes["touched_sites"], f"{work}/run", extracted, night, judge)
@@ -189,10 +190,10 @@ def run_night(spark: SparkSession, state_root: str, files: list[InputFile], conf
 
 
 def _merge_captures(state: State, night: str, extract_out: str, work: str, progress, nodes: bool,
-                    unopened: list[str] = ()) -> dict:
+                    committed: list[str], unopened: list[str] = ()) -> dict:
     """The night's records, pages, links, pagelets (and with NODES, the nodes)
     into the state; which pages won, which were removed, which sites the night
-    touched. The rows of `unopened` files (one `malformed` row each) are left
+    touched (`committed`: the committed nights' ids). The rows of `unopened` files (one `malformed` row each) are left
     out: the night does not ingest them, and their row at offset 0 would keep
     the file's first record out of RECORDS when a later night reads it."""
     spark = state.spark
@@ -209,7 +210,6 @@ def _merge_captures(state: State, night: str, extract_out: str, work: str, progr
     # what the state holds per URL; a page a committed night removed stays removed, and is
     # not removed (nor its site touched) again by each later 404 (a re-run of a killed night,
     # under this id or another, removes again what it removed: the MERGE is idempotent)
-    committed = [n["night"] for n in state.nights()]
     current = state.latest(PAGES).select("page_key", F.expr(held_order()).alias("held"), (
         F.col("removed_at").isNotNull() & (F.col("night").isin(committed) if committed else F.lit(False))).alias(
         "removed_before"))

@@ -173,7 +173,7 @@ class State:
         have = set(new_rows.columns)
         new_rows = new_rows.select(*[F.col(f.name) if f.name in have else F.lit(None).cast(f.dataType).alias(f.name)
                                      for f in fields])
-        source = new_rows.select(*columns).withColumn("_delete", F.lit(False)).unionByName(
+        source = new_rows.withColumn("_delete", F.lit(False)).unionByName(
             gone.withColumn("_delete", F.lit(True)), allowMissingColumns=True)
         source.write.mode("overwrite").parquet(scratch)
         staged = self.spark.read.parquet(scratch)
