@@ -207,12 +207,15 @@ def _file_format(fh: BinaryIO, gzipped: bool) -> str | None:
 
 
 def find_next_record(fh: BinaryIO, start: int, gzipped: bool, fmt: str | None = None) -> int | None:
-    """Offset of the next plausible record start (of format `fmt`, if given) at or after `start`."""
+    """Offset of the next plausible record start (of format `fmt`, if given)
+    after byte `start`: a gzip member that inflates to one, or a record's line
+    (`_starts_within`) whose line end before it lies at or after `start`."""
+    if not gzipped:
+        return next(_starts_within(fh, start + 1, None, fmt), None)
     fh.seek(start)
     base = start
     tail = b""
-    # a gzip member, or a line starting with what starts a WARC or ARC record
-    needle = re.compile(re.escape(GZIP_MAGIC)) if gzipped else _LINE_NEEDLES[fmt]
+    needle = re.compile(re.escape(GZIP_MAGIC))
     while True:
         block = fh.read(_SCAN_BLOCK)
         if not block:
@@ -220,14 +223,9 @@ def find_next_record(fh: BinaryIO, start: int, gzipped: bool, fmt: str | None = 
         data = tail + block
         data_base = base - len(tail)
         for found in needle.finditer(data):
-            i = found.start() + (0 if gzipped else 1)
-            if data_base + i < start:
-                continue
-            if not gzipped and not _RECORD_LINES[fmt].match(data, i) and b"\n" in data[i:i + 4096]:
-                continue  # a whole line here that starts no record: a URL in a payload (no peek for it)
-            if _plausible_at(fh, data_base + i, gzipped, fmt):
-                return data_base + i
-        tail = data[-15:]  # longer than any needle
+            if data_base + found.start() >= start and _plausible_at(fh, data_base + found.start(), True, fmt):
+                return data_base + found.start()
+        tail = data[-15:]  # longer than the needle
         base += len(block)
         fh.seek(base)
 
@@ -406,15 +404,17 @@ def _block_reader(fh: BinaryIO, start: int, end: int):
     return get
 
 
-def _starts_within(fh: BinaryIO, start: int, end: int, fmt: str | None) -> Iterator[int]:
-    """The record starts in bytes [start, end) of an uncompressed file, as
-    find_next_record finds them (a record line, its header plausible), in
-    order, each block read once."""
+def _starts_within(fh: BinaryIO, start: int, end: int | None, fmt: str | None) -> Iterator[int]:
+    """The record starts in bytes [start, end) of an uncompressed file (`end`
+    None: to its end), in order, each block read once: a line that starts a
+    record (`_RECORD_LINES`, or one that goes on past 4 KiB), its head
+    plausible (`_is_record_start`). What find_next_record finds."""
     needle, line = _LINE_NEEDLES[fmt], _RECORD_LINES[fmt]
     at = max(start - 1, 0)  # (the line end before a start at `start`)
-    while at < end:
-        data = _peek(fh, at, min(_SCAN_BLOCK, end - at) + 4096)
-        stop = min(len(data), end - at)  # starts before `end` only
+    while end is None or at < end:
+        want = _SCAN_BLOCK if end is None else min(_SCAN_BLOCK, end - at)
+        data = _peek(fh, at, want + 4096)
+        stop = min(len(data), want)  # starts in this block only
         for found in needle.finditer(data, 0, stop + 16):  # (its lookahead reads past `stop`)
             i = found.start() + 1
             if at + i < start or i >= stop:
@@ -423,9 +423,9 @@ def _starts_within(fh: BinaryIO, start: int, end: int, fmt: str | None) -> Itera
             if line.match(head) is not None or b"\n" not in head[:4096]:
                 if _is_record_start(head, fmt):
                     yield at + i
-        if len(data) <= stop:
-            return
-        at += max(stop - 1, 1)  # (its last byte again: a line end there starts the next block's first line)
+        if len(data) <= stop or end is not None and at + stop >= end:
+            return  # (the file ends in this block, or `end` does)
+        at += stop - 1  # (its last byte again: a line end there starts the next block's first line)
 
 
 def _cut_record_line(tail: bytes, fmt: str | None) -> bool:

@@ -871,6 +871,21 @@ def test_a_length_too_large_swallows_no_record(tmp_path):
             [] if layout == "members" else ["request"]), layout
 
 
+def test_a_record_swallowed_past_the_first_mebibyte_of_a_block_is_read(tmp_path):
+    """Found while folding find_next_record onto the search of a block
+    (2026-11-28): that search stopped after its first 1 MiB scan block, so in
+    an uncompressed file a record that a 2 MiB page's length swallowed was
+    lost, and the page kept (3 rows for 4 records)."""
+    rnd = __import__("random").Random(5)
+    records = [_raw_warc(i, _page(rnd, 40)) for i in range(4)]
+    records[1] = _with_length(_raw_warc(1, _page(rnd, 200000)), 150)
+    assert len(records[1]) > 2 << 20
+    for layout, recs in _layouts(tmp_path, records, "big").items():
+        assert len(recs) == 4 and len({r.offset for r in recs}) == 4, layout
+        assert _pages(recs) == [f"https://x.example/p{i}" for i in (0, 2, 3)], layout
+        assert [r.outcome for r in recs].count("malformed") == 1, layout
+
+
 def test_a_length_too_small_keeps_the_record_and_says_so(tmp_path):
     """warcio's own sample (`warcio-example-trunc.warc`: a length 2 bytes short
     of a gzip-encoded body) and one 100 bytes short: the page is kept, its row
