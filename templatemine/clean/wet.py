@@ -85,22 +85,26 @@ def write_wet(fh: BinaryIO, filename: str, pages: Iterable[dict]) -> int:
 
 def wet_partitions(batches: Iterator, out_dir: str) -> Iterator:
     """mapInPandas body: write this partition's pages (sorted by URL) to
-    OUT_DIR/part-<partition>.warc.wet.gz and yield one row (file, records, bytes)."""
+    OUT_DIR/part-<partition>.warc.wet.gz and yield one row (file, records,
+    bytes); a partition without pages writes no file and yields no row (the
+    pages are spread over the files by a hash of the URL: with few pages per
+    file some get none, and a file of a warcinfo record alone is no WET file)."""
+    import itertools
+
     import pandas as pd
     from pyspark import TaskContext
 
     from templatemine.warc.inputs import create_output
 
+    rows = (row for batch in batches for row in batch.to_dict("records"))
+    first = next(rows, None)
+    if first is None:
+        return
     name = f"part-{TaskContext.get().partitionId():05d}.warc.wet.gz"
     path = f"{out_dir.rstrip('/')}/{name}"
-
-    def rows():
-        for batch in batches:
-            yield from batch.to_dict("records")
-
     with create_output(path) as fh:
         counter = _CountingWriter(fh)
-        n = write_wet(counter, name, rows())
+        n = write_wet(counter, name, itertools.chain([first], rows))
     yield pd.DataFrame({"file": [path], "records": [n], "bytes": [counter.written]})
 
 

@@ -264,8 +264,10 @@ def _page_level(spark, output: RunOutput, out: str, detected: dict, progress):
 
 
 def _write_wet(clean, pages, out_dir: str, n_pages: int, config: CleanConfig) -> dict:
-    """OUT/wet/part-NNNNN.warc.wet.gz, about `wet_pages_per_file` records each,
-    sorted by URL within a file; (files, records, bytes) for the manifest."""
+    """OUT/wet/part-NNNNN.warc.wet.gz, about `wet_pages_per_file` records each
+    (spread by a hash of the URL: uneven when that is small; a part that gets
+    none is not written), sorted by URL within a file; (files, records, bytes)
+    for the manifest."""
     from templatemine.clean.wet import EPOCH, WET_ROW_SCHEMA, wet_partitions
 
     n_files = max(1, -(-n_pages // max(1, config.wet_pages_per_file)))

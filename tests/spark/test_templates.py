@@ -193,22 +193,28 @@ def test_run_writes_wet_manifest_stages_and_evaluates(spark, tmp_path, capsys):
     run_extract(spark, expand_inputs([write_warc(str(tmp_path / "s.warc.gz"), small_site() + [undated, raw])]), out,
                 ExtractConfig(), **QUIET)
     run_detect(spark, out, DetectConfig(mode="global"), **QUIET)
-    cleaned = run_clean(spark, out, **QUIET)
+    from templatemine.config import CleanConfig
+
+    # a page a file, spread by a hash of the URL: some parts get none (and write no file), some two or more
+    cleaned = run_clean(spark, out, config=CleanConfig(wet_pages_per_file=1), **QUIET)
     clean = {r["url"]: r for r in spark.read.parquet(os.path.join(out, "clean_pages")).collect()}
     pages = spark.read.parquet(os.path.join(out, "pages")).collect()
     captured = {r["target_uri"] or r["url"]: r["url"] for r in pages}
     assert {r["url"]: r["target_uri"] for r in pages if r["target_uri"]} == {
         "https://www.example.org/Guide.html": raw["url"]}  # null where it is the url
     source_ids = {r["url"]: r["warc_record_id"] for r in pages}
-    wet, dates = {}, {}
+    wet, dates, per_file = {}, {}, []
     for name in sorted(os.listdir(os.path.join(out, "wet"))):
         with open(os.path.join(out, "wet", name), "rb") as fh:
+            per_file.append(0)
             for rec in ArchiveIterator(fh):
                 if rec.rec_type == "conversion":
+                    per_file[-1] += 1
                     url = captured[rec.rec_headers.get_header("WARC-Target-URI")]
                     wet[url] = (rec.rec_headers.get_header("WARC-Refers-To"), rec.content_stream().read().decode())
                     dates[url] = rec.rec_headers.get_header("WARC-Date")
     assert cleaned["wet"]["records"] == len(wet) == len(clean)
+    assert cleaned["wet"]["files"] == len(per_file) and min(per_file) >= 1, per_file
     assert dates[undated["url"]] == "1970-01-01T00:00:00Z" and dates["https://www.example.org/docs/"].startswith("2026")
     for url, (refers_to, text) in wet.items():
         assert refers_to == source_ids[url] and refers_to.startswith("<urn:uuid:")
@@ -220,8 +226,6 @@ def test_run_writes_wet_manifest_stages_and_evaluates(spark, tmp_path, capsys):
     assert manifest["stages"]["detect"]["rows"]["templates"] > 0 and "wet" in manifest["stages"]["clean"]
     assert not os.path.exists(os.path.join(out, "_checkpoints")) or not any(
         os.scandir(os.path.join(out, "_checkpoints")))  # the components rounds' checkpoints are gone
-
-    from templatemine.config import CleanConfig
 
     assert "wet" not in run_clean(spark, out, config=CleanConfig(wet=False), **QUIET)
     assert not os.path.exists(os.path.join(out, "wet"))  # no stale WET from the run before

@@ -78,3 +78,17 @@ def test_target_uri_is_the_uri_captured():
     uris = [r.rec_headers.get_header("WARC-Target-URI") for r in ArchiveIterator(io.BytesIO(buf.getvalue()))
             if r.rec_type == "conversion"]
     assert uris == ["HTTP://WWW.Example.com:80/Docs/", "https://a.org/", "https://a.org/arc"]
+
+
+def test_a_partition_without_pages_writes_no_file(tmp_path):
+    """Found in review (2026-11-28): pages reach the WET files by a hash of the
+    URL, so with few pages per file some partitions get none, and each wrote a
+    file holding a warcinfo record alone, counted in clean.json's files. (No
+    Spark here: an empty partition returns before it asks for its number.)"""
+    import pandas as pd
+
+    from templatemine.clean.wet import wet_partitions
+
+    assert list(wet_partitions(iter([]), str(tmp_path))) == []
+    assert list(wet_partitions(iter([pd.DataFrame(columns=list(PAGES[0]))]), str(tmp_path))) == []
+    assert not list(tmp_path.iterdir())
