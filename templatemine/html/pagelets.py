@@ -62,6 +62,11 @@ def _shown_again(classes: str) -> bool:
     return False
 
 
+def _visible_chars(node) -> int:
+    """The characters of `node`'s text that are not white space."""
+    return sum(map(len, node.text(deep=True, separator=" ").split()))
+
+
 def page_root(tree):
     """Where a page's visible text and links are: <body>, or a frameset page's
     <frameset> (its frames are other documents: no text of its own), else the
@@ -88,9 +93,11 @@ def strip_invisible(tree) -> None:
         return
     # a page that hides most of its text until a script runs (anti-flicker
     # wrappers, client-side apps) keeps it: what a reader finally sees
+    # (text counted without its white space: indentation is no text, and a
+    # page's minified copy must lose what the indented one does; found in review)
     body = tree.body
-    half = len(body.text(deep=True, separator=" ")) / 2 if body is not None else 0
-    hidden = [n for n in hidden if len(n.text(deep=True, separator=" ")) <= half]
+    half = _visible_chars(body) / 2 if body is not None else 0
+    hidden = [n for n in hidden if _visible_chars(n) <= half]
     # only the outermost: destroying an element frees its subtree, so a nested
     # match must not be touched afterwards
     ids = {n.mem_id for n in hidden}

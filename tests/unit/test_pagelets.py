@@ -155,6 +155,17 @@ def test_a_page_hidden_until_a_script_runs_keeps_its_text():
             '<p>x</p></body></html>')
     assert " ".join(p.text for p in _partition(html)) == "All of the article text. x"
 
+def test_the_hidden_text_rule_counts_no_white_space():
+    """A hidden list of 20 short items under 60 words of text: the indented copy
+    kept it as over half of the page's text (its indentation counted), the
+    minified one did not (found in review, 2026-11-28)."""
+    visible = "<p>" + " ".join(f"word{i}" for i in range(60)) + "</p>"
+    items = "".join(f"\n{' ' * 40}<li>item {i}</li>" for i in range(20))
+    for layout in (items, items.replace("\n" + " " * 40, "")):
+        html = f'<body>{visible}<ul style="display:none">{layout}</ul></body>'
+        assert " ".join(p.text for p in _partition(html)) == visible[3:-4]
+
+
 
 def test_text_joins_as_a_reader_reads_it():
     """innerText's seams (element_text): none across an inline element's edge, a
