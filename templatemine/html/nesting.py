@@ -68,6 +68,11 @@ _SKIP = re.compile(_SKIPPED, re.S)
 # what is skipped (no groups), or a start or end tag: (end slash, name, the rest up to
 # '>', none if a '<' comes first); the tag's name is where _TAG_NAME finds it
 _TAG = re.compile(_SKIPPED + r"|<(/?)([A-Za-z][A-Za-z0-9:-]*)([^<>]*>)?", re.S)
+# the rest of a tag that is cut, as a browser reads it: a quoted attribute value
+# may hold '>' and '<' (`title="a>b"`: cut at its first '>', 'b">' was left as
+# text; found in review); a value over 4 KiB is read as _TAG reads it (a quote
+# never closed must not make the search quadratic)
+_TAG_REST = re.compile(r"""(?:[^<>=]|=[ \t\n\r\f]*"[^"]{0,4096}"|=[ \t\n\r\f]*'[^']{0,4096}'|=)*>""")
 # never nest (void) or are closed by the parser when a sibling starts (HTML5
 # "optional end tags", the <a>/<nobr>/<button>/<form> rules): not counted
 _FLAT = frozenset(
@@ -198,9 +203,10 @@ def _cuts(html: str, max_depth: int, cuts: list[tuple[int, int]], max_formatting
     open_formatting = 0
     dropped: dict[str, int] = {}  # start tags dropped and not yet closed, by name
     n_dropped = 0
+    after_cut = 0  # where the last tag cut ends: a tag before it is inside that tag's attribute value
     for m in _TAG.finditer(html):
         end, name, rest = m.group(1, 2, 3)
-        if name is None:  # a comment, script or style
+        if name is None or m.start() < after_cut:  # a comment, script or style; or not a tag
             continue
         name = name.lower()
         if name in _FLAT:
@@ -212,14 +218,16 @@ def _cuts(html: str, max_depth: int, cuts: list[tuple[int, int]], max_formatting
             if len(stack) >= max_depth or (formatting and open_formatting >= max_formatting):
                 dropped[name] = dropped.get(name, 0) + 1
                 n_dropped += 1
-                cuts.append(m.span())
+                after_cut = _cut_end(html, m)
+                cuts.append((m.start(), after_cut))
             else:
                 stack.append(name)
                 open_count[name] = open_count.get(name, 0) + 1
                 open_formatting += formatting
         elif dropped.get(name):  # closes a dropped element: dropped too
             dropped[name] -= 1
-            cuts.append(m.span())
+            after_cut = _cut_end(html, m)
+            cuts.append((m.start(), after_cut))
         elif open_count.get(name):  # closes it and everything opened after it
             while True:
                 top = stack.pop()
@@ -229,6 +237,13 @@ def _cuts(html: str, max_depth: int, cuts: list[tuple[int, int]], max_formatting
                     break
             dropped.clear()  # the dropped elements were all inside what closed
     return n_dropped
+
+
+def _cut_end(html: str, m) -> int:
+    """Where the tag `m` (a _TAG match) ends, its quoted attribute values read
+    whole (_TAG_REST); `m`'s own end when an unquoted '<' comes before its '>'."""
+    rest = _TAG_REST.match(html, m.end(2))
+    return rest.end() if rest else m.end()
 
 
 # html/_scan.pyx's probes: each must give (count of '<', bounds()[1]) as Python does

@@ -210,3 +210,13 @@ def test_without_the_compiled_scan_small_pages_are_not_scanned(monkeypatch):
     assert out is html and dropped == 0
     deep = _nested(MIN_TAGS)
     assert flatten(deep)[1] == MIN_TAGS - MAX_DEPTH
+
+
+def test_a_cut_tag_takes_its_quoted_attribute_values_whole():
+    """A dropped tag was cut at its first '>', so `title="a>b"` left 'b">' in
+    the page's text, once per tag cut (found in review, 2026-11-28)."""
+    for attr in ('title="x>y"', "title='q>r' data-x=\"1\"", 'title="a<b>c"', "title=plain"):
+        html = "<body>" + "".join(f'<div class="d" {attr}>w{i} ' for i in range(300)) + "end" + "</div>" * 300
+        out, dropped = flatten(html, max_depth=50, min_tags=0)
+        assert dropped >= 250, attr
+        assert _content(out) == _content(html), attr
