@@ -90,3 +90,30 @@ def test_a_utf16_header_on_bytes_without_nuls_is_not_believed():
     assert (text, codec, source) == (page, "utf-16-le", "header")
     text, codec, _ = decode_html(page.encode("utf-16-be"), "text/html; charset=utf-16be")
     assert (text, codec) == (page, "utf-16-be")
+
+
+@pytest.mark.parametrize("text", [
+    "<html><body><p>L'économie française a connu une année difficile. Les prix à la consommation ont augmenté "
+    "de façon régulière, et le gouvernement a annoncé des mesures pour soutenir le pouvoir d'achat des ménages. "
+    "« C'est une étape importante », a déclaré le ministre.</p><p>Les syndicats réclament déjà davantage.</p>"
+    "</body></html>",
+    "<html><head><title>Café</title></head><body><p>naïve résumé – “quotes” ü</p></body></html>",
+])
+def test_an_undeclared_windows_1252_page_is_not_read_in_another_code_page(text):
+    """Found in review (2026-11-28): detection read the first as cp1257 ('déją')
+    and the second as cp775, a DOS code page no browser offers ('Cafķ')."""
+    decoded, codec, source = decode_html(text.encode("cp1252"))
+    assert (decoded, codec, source) == (text, "cp1252", "detected")
+
+
+@pytest.mark.parametrize("other, page", [
+    ('<meta name="description" content="How to set charset=koi8-r in Apache">', "utf-8"),
+    ('<meta content="text/html; charset=koi8-r">', "utf-8"),  # no http-equiv: browsers ignore it
+    ('<meta http-equiv="Content-Type" content="text/html; charset=utf-8"/>', "utf-8"),
+    ("<meta charset=utf-8/>", "utf-8"),
+])
+def test_only_a_charset_attribute_or_a_content_type_pragma_declares_a_charset(other, page):
+    """A `charset=` inside any attribute of a <meta> was taken (found in review,
+    2026-11-28): a description quoting one read a UTF-8 page as KOI8-R."""
+    html = f'{other}<meta charset="{page}"><p>Café – naïve</p>'
+    assert decode_html(html.encode("utf-8"))[:2] == (html, "utf-8")
