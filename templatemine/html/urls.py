@@ -29,6 +29,8 @@ import re
 from functools import lru_cache
 from urllib.parse import quote, urljoin, urlsplit, urlunsplit
 
+import idna
+
 from templatemine.ids import hash64
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -95,23 +97,37 @@ def normalize_url(url: str, strip_index: bool = True) -> str | None:
         if not host or any(c in host for c in " <>\"{}|\\^`"):
             return None
         if not host.isascii():  # www.bücher.de is www.xn--bcher-kva.de, as crawlers record it (IDNA)
-            host = host.encode("idna").decode("ascii")
+            host = _ascii_host(host)
         port = parts.port  # raises ValueError on a bad port
     except ValueError:
         return None
     if ":" in host:  # IPv6 literal
         host = f"[{host}]"
     netloc = host if port in (None, _DEFAULT_PORTS[scheme]) else f"{host}:{port}"
-    if parts.username is not None:
-        userinfo = parts.username + (f":{parts.password}" if parts.password is not None else "")
-        netloc = f"{userinfo}@{netloc}"
-    path = _remove_dot_segments(quote(parts.path, safe=_SAFE)) or "/"
+    if parts.username or parts.password:  # (an empty user or password is left out, as browsers write it)
+        netloc = f"{parts.username}{':' + parts.password if parts.password else ''}@{netloc}"
+    try:
+        path = _remove_dot_segments(quote(parts.path, safe=_SAFE)) or "/"
+        query = quote(parts.query, safe=_SAFE)
+    except UnicodeEncodeError:  # a lone surrogate: no URL (found in review: it raised)
+        return None
     if strip_index:
         head, _, last = path.rpartition("/")
         if last.lower() in _INDEX_FILES:
             path = head + "/"
-    query = quote(parts.query, safe=_SAFE)
     return urlunsplit((scheme, netloc, path, query, ""))
+
+
+def _ascii_host(host: str) -> str:
+    """A non-ASCII host's ASCII form as browsers write it (UTS #46, not
+    transitional: faß.de is xn--fa-hia.de, where Python's IDNA 2003 codec made
+    it fass.de, another registered domain; found in review), or the codec's
+    where that refuses the host (an underscore, an emoji); raises ValueError
+    (UnicodeError) when neither takes it."""
+    try:
+        return idna.encode(host, uts46=True, transitional=False).decode("ascii")
+    except idna.IDNAError:
+        return host.encode("idna").decode("ascii")
 
 
 def resolve_link(base_url: str, href: str, strip_index: bool = True) -> str | None:

@@ -122,3 +122,19 @@ def test_a_backslash_before_the_query_is_a_slash_as_browsers_read_it():
             for _ in range(2):
                 got = resolver.resolve(b, base_directory(b), href)
                 assert (got[0] if got else None) == resolve_link(b, href), (b, href)
+
+
+def test_hosts_and_userinfo_as_browsers_write_them():
+    """Found in review (2026-11-28): Python's IDNA 2003 codec mapped ß to ss and
+    ς to σ (faß.de was fass.de, another registered domain), an empty user or
+    password was kept (http://@h/ and http://h/ two pages), and a lone
+    surrogate raised instead of giving no URL."""
+    assert normalize_url("http://faß.de/") == "http://xn--fa-hia.de/"
+    assert normalize_url("http://βόλος.com/") == "http://xn--nxasmm1c.com/"
+    assert registered_domain("xn--fa-hia.de") != registered_domain("fass.de")
+    assert normalize_url("http://x_y.bücher.de/") == "http://x_y.xn--bcher-kva.de/"  # UTS #46 refuses '_'
+    assert normalize_url("http://@h.org/") == normalize_url("http://:@h.org/") == "http://h.org/"
+    assert normalize_url("http://u:@h.org/") == "http://u@h.org/"
+    assert normalize_url("http://u:p@h.org/") == "http://u:p@h.org/"
+    assert normalize_url("http://h.org/\ud800") is None
+    assert normalize_url("http://h.org/?q=\ud800") is None
