@@ -30,6 +30,7 @@ by Lexbor in C.
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
 LINK_SELECTOR = "a[href], area[href]"
@@ -47,15 +48,23 @@ HIDDEN_CLASSES = ("hidden", "d-none")
 HIDDEN_CLASS_SELECTOR = ", ".join(f'[class~="{c}"]' for c in HIDDEN_CLASSES)
 
 
+# Tailwind's display utilities: what a variant must set to show a `hidden` element again
+_DISPLAY_UTILITIES = re.compile(r"!?(?:block|inline|inline-block|flex|inline-flex|grid|inline-grid|table(?:-[a-z-]+)?"
+                                r"|contents|flow-root|list-item)")
+
+
 def _shown_again(classes: str) -> bool:
     """... unless a variant displays the element again: at some width (Tailwind's
     `md:block`, Bootstrap's `d-lg-flex`) or in a state a reader reaches (a
-    dropdown's `group-hover:block`, `dark:block`): any class with a variant prefix
-    or a d-<bp>-<display> class, except the print ones (`print:block`,
-    `d-print-block`: on paper, never on screen; found in review)."""
+    dropdown's `group-hover:block`, `dark:block`): a class with a variant prefix
+    whose utility is a display value (`dark:bg-gray-700` shows nothing again:
+    any variant counted before; found in review) or a d-<bp>-<display> class,
+    except the print ones (`print:block`, `d-print-block`: on paper, never on
+    screen; found in review)."""
     for c in classes.split():
         if ":" in c:
-            if "print" not in c.split(":")[:-1]:
+            *variants, utility = c.split(":")
+            if "print" not in variants and _DISPLAY_UTILITIES.fullmatch(utility):
                 return True
         elif c.startswith("d-") and c.count("-") >= 2 and not c.endswith("-none") and not c.startswith("d-print-"):
             return True

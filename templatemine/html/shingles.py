@@ -5,9 +5,11 @@ to "approximately identical" pagelets, using the shingling of Broder et al.: a
 fingerprint s(p) invariant under small perturbations, with s(p) = s(T) for every
 pagelet of a template T. We compute it as a MinHash *super-shingle*:
 
-1. Normalise the text: lower-case, every run of digits becomes `0` (so dates,
-   counters, version numbers and page numbers do not change it at all), and
-   split into words at white space and ASCII punctuation.
+1. Normalise the text: split into words at white space, lower-case
+   (`str.lower`, not `casefold`), every run of digits becomes `0` (so dates,
+   counters, version numbers and page numbers do not change it at all), ASCII
+   punctuation dropped (inside a word it leaves a space in that one token:
+   `Home|About|Contact` is one token, not three; README Known gaps).
 2. Features: the *set* of word n-grams (n = `ngram`, default 2). A text shorter
    than n tokens is one feature. A pagelet with no text (say, image links) uses
    the set of its links' target URLs instead.

@@ -113,11 +113,15 @@ def test_invisible_content_is_neither_pagelet_text_nor_links():
 <div class="hiddenish">a class that only starts with hidden</div><div hidden="until-found">found in page</div>
 <div class="d-none d-print-block">printed only</div><div class="hidden print:block">paper only</div>
 <ul class="hidden group-hover:block"><li>dropdown item</li></ul>
+<div class="hidden dark:bg-gray-700 hover:underline">colour only</div><b class="hidden lg:!inline-flex">important</b>
 <select><option>Country A</option><option>Country B</option></select></body></html>"""
     text = " ".join(p.text for p in _partition(html))
-    for gone in ("attr", "nested", "inline", "invisible", "Invalid", "bootstrap", "Country", "printed", "paper"):
+    # (a variant that only colours or underlines shows nothing again: it did before 2026-11-28)
+    for gone in ("attr", "nested", "inline", "invisible", "Invalid", "bootstrap", "Country", "printed", "paper",
+                 "colour only"):
         assert gone not in text
-    for kept in ("Visible article", "N1", "wide screens", "only starts with", "found in page", "dropdown item"):
+    for kept in ("Visible article", "N1", "wide screens", "only starts with", "found in page", "dropdown item",
+                 "important"):
         assert kept in text
     parsed = PageParser(PageConfig()).parse("http://h.example/", html)
     assert [link.dst_url for link in parsed.links] == ["http://h.example/n1"]
