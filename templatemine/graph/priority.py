@@ -2,7 +2,8 @@
 Rajagopalan, section 4, case 2: "pages which are pointed to out of template
 pagelets can be assigned a reduced priority for crawling").
 
-Every discovered URL (any link target, crawled or not) gets
+Every discovered URL (any link target, crawled or not, that a page other than
+itself and not a near-duplicate links to) gets
 
     priority = content_citing_pages + template_weight * citing_templates
 

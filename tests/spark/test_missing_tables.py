@@ -138,6 +138,15 @@ def test_an_output_judged_page_by_page_alone_is_cleaned_without_a_site_level_run
     links = spark.read.parquet(f"{out}/links").collect()
     kept = spark.read.parquet(f"{out}/clean_links").collect()
     assert removed and len(kept) == sum((r["src_page_key"], r["pagelet_ordinal"]) not in removed for r in links)
+    # the graph commands read it as clean does (they refused it: no template_pagelets; found in review)
+    from templatemine.graph.stage import run_distill, run_priority, run_related
+
+    priority = {r["url"]: r for r in spark.read.parquet(f"{out}/crawl_priority").collect()} if run_priority(
+        spark, out, progress=QUIET) else {}
+    contact = priority["https://www.alone0.com/contact/"]
+    assert (contact["content_citing_pages"], contact["template_citing_pages"]) == (0, 1), contact
+    assert run_related(spark, out, "https://www.alone0.com/contact/")["related"] == []  # template links only
+    assert run_distill(spark, out, "council budget", progress=QUIET)["sizes"]["root"] == 1  # (one story a near-duplicate)
     run_pagelevel(spark, out, PageLevelConfig(mode="site"), lines.append)  # site mode drops the judgement ...
     assert "removed the earlier page_templateness" in lines[-1], lines[-1]
     with pytest.raises(MissingTables, match="no template_pagelets table for clean"):  # ... and clean needs detect
