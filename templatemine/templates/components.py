@@ -10,7 +10,10 @@ joins, a stop-gap for machines where the jars cannot be had, picked by
 - graphx (or anything else): min-label propagation, GraphX's Pregel way: each
   round gives every vertex the smallest label among itself and its neighbours,
   until no label changes (rounds = the diameter of the largest component).
-All return (id, component) where the component is the smallest vertex id in it.
+All return (id, component): the component's smallest vertex id from the
+DataFrame algorithms, any label from GraphFrames' randomized_contraction (which
+labels by a random hash); detection renames each component to its least carrier
+id (`template_components`), so nothing downstream depends on which.
 `grouped_components` is what detection calls: its graph is a disjoint union of
 per-shingle groups, most of them small enough to solve in memory in one task
 (Figure 5 step 4 as the paper words it), so only the giant groups reach the
@@ -127,7 +130,8 @@ def star_contraction(vertices: DataFrame, edges: DataFrame, max_rounds: int = 10
 def min_label_propagation(vertices: DataFrame, edges: DataFrame, max_rounds: int = 100,
                           report: dict | None = None) -> DataFrame:
     both = edges.select("src", "dst").union(edges.select(F.col("dst").alias("src"), F.col("src").alias("dst")))
-    both = both.where(F.col("src") != F.col("dst")).distinct().persist()
+    # (persisted: released with detect's scope when the rounds fail, as below)
+    both = persisted(both.where(F.col("src") != F.col("dst")).distinct())
     labels = truncate_lineage(vertices.select("id", F.col("id").alias("component")))
     rounds = 0
     for rounds in range(1, max_rounds + 1):
@@ -193,7 +197,9 @@ def grouped_components(spark: SparkSession, edges: DataFrame, config: DetectConf
     limit = config.cc_in_memory_max_edges
     partitions = int(spark.conf.get("spark.sql.shuffle.partitions"))
     spark.sparkContext.setJobDescription("components: edges per shingle group")
-    sizes = edges.groupBy("group").agg(F.count("*").alias("n_edges")).persist()
+    # persisted (released with detect's scope if what follows fails), and
+    # unpersisted below as soon as they are spent
+    sizes = persisted(edges.groupBy("group").agg(F.count("*").alias("n_edges")))
     large = sizes.where(F.col("n_edges") > limit).select("group")
     stats = sizes.agg(
         F.count(F.when(F.col("n_edges") <= limit, 1)).alias("small_groups"),
@@ -223,7 +229,7 @@ def grouped_components(spark: SparkSession, edges: DataFrame, config: DetectConf
     distributed: dict = {}
     if stats["large_edges"]:
         spark.sparkContext.setJobDescription("components: large groups distributed")
-        big = edges.join(large, "group", "left_semi").select("src", "dst").persist()
+        big = persisted(edges.join(large, "group", "left_semi").select("src", "dst"))
         vertices = big.select(F.col("src").alias("id")).union(big.select(F.col("dst").alias("id"))).distinct()
         # into as many partitions as the in-memory part: AQE coalesces the
         # rounds' last checkpoint and distinct to the default parallelism (2 in
@@ -244,8 +250,9 @@ def grouped_components(spark: SparkSession, edges: DataFrame, config: DetectConf
         parts.append(spark.createDataFrame([], "id long, component long"))
     result = parts[0] if len(parts) == 1 else parts[0].union(parts[1])
     report.update(
-        implementation=(f"in memory (groups <= {limit:,} edges)"
-                        + (f" + {distributed.get('implementation')}" if distributed else "")),
+        implementation=" + ".join(
+            ([f"in memory (groups <= {limit:,} edges)"] if stats["small_edges"] else [])
+            + ([distributed.get("implementation")] if distributed else [])) or "none (no edges)",
         **stats,
         **({"distributed": distributed} if distributed else {}),
         **({"rounds": distributed["rounds"]} if "rounds" in distributed else {}),

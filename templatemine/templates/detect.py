@@ -4,8 +4,9 @@ Definition 4: a template is a collection of pagelets with (approximately) equal
 content whose owner pages form an undirected connected component. Two
 algorithms over the PAGES, LINKS and PAGELETS tables:
 
-- Global (Figure 5), for large collections: TEMPLATE_SHINGLES (shingles with at
-  least two occurrences), TEMPLATE_CANDIDATES (pagelets carrying one),
+- Global (Figure 5), for large collections: TEMPLATE_SHINGLES (shingles on at
+  least two pages: the paper's "at least two occurrences", two on one page
+  being no template), TEMPLATE_CANDIDATES (pagelets carrying one),
   TEMPLATE_LINKS (the triple join candidates x links x candidates on source and
   destination page and equal shingle), then connected components over the
   (shingle, page) vertices joined by template links; every non-singleton
@@ -114,7 +115,10 @@ def almost_identical(members: DataFrame, pagelets: DataFrame, min_resemblance: f
     the Python work is the members that differ from it. Each member within
     1 - m of the template's text (Jaccard distance) puts any two within
     2 (1 - m). What a run drops can leave a template on one page, which
-    `evidence_filter` then drops (min_distinct_pages)."""
+    `evidence_filter` then drops (min_distinct_pages), or on pages that only
+    the dropped ones joined: connectivity (Definition 4's second requirement)
+    is not tested again after this filter (found in review: a chain of links
+    1-2-3-4 whose middle pages differ keeps 1 and 4 as one template)."""
     key = ["shingle", "template_key"]
     texts = pagelets.select("page_key", "ordinal", "text")
     hashed = members.join(pagelets.select("page_key", "ordinal", F.xxhash64("text").alias("text_hash")),
@@ -239,9 +243,9 @@ def bridge_links(carriers: DataFrame, links: DataFrame) -> DataFrame:
     accepts templatized pages "reachable one from the other by an undirected
     path of other templatized pages (possibly through the root of the site)";
     one bridge lets two pages that both link the site's index (and not each
-    other, like the API pages of a reference) join one component. At most d
-    rows per link (d: template pagelets on its page), within the paper's
-    d^2 * M bound for TEMPLATE_LINKS. `carriers` as `template_carriers`."""
+    other, like the API pages of a reference) join one component. At most 2d
+    rows per link (d: template pagelets on a page; each end's shingles the
+    other end lacks), within the paper's d^2 * M bound for TEMPLATE_LINKS. `carriers` as `template_carriers`."""
     pages_of = carriers.select("shingle", "page_key")
     site_links = links.where(F.col("same_site") & (F.col("src_page_key") != F.col("dst_page_key"))).select(
         "src_page_key", "dst_page_key").distinct()

@@ -72,6 +72,10 @@ def run_detect(spark: SparkSession, out: str, config: DetectConfig = DetectConfi
         n_members = spark.read.parquet(output.staged(TEMPLATE_PAGELETS)).count()
     except BaseException:
         output.cleanup()
+        try:  # the components rounds' checkpoints too (they were left behind; found in review)
+            output.remove_path(spark.sparkContext.getCheckpointDir())
+        except Exception:  # noqa: BLE001 (the run's own error is the one to see)
+            pass
         raise
     manifest = {
         "stage": "detect", "run_id": output.run_id, "out": output.out, "config": asdict(config), "mode": mode,

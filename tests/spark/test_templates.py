@@ -112,6 +112,34 @@ def test_detect_and_clean_remove_the_shared_template(spark, tmp_path):
         assert links.join(www, "src_page_key").where(F.col("anchor_text") == "about").count() == 1
 
 
+def test_a_detect_that_fails_after_its_components_leaves_no_cache_or_checkpoint(spark, tmp_path, monkeypatch):
+    """Found in review (2026-11-28): the components' group sizes and large
+    groups' edges were persisted outside detect's release scope, and a failed
+    run left OUT/_checkpoints/<uuid> behind."""
+    import pytest
+
+    import templatemine.templates.stage as stage
+
+    out = str(tmp_path / "site")
+    run_extract(spark, expand_inputs([write_warc(str(tmp_path / "s.warc.gz"), small_site())]), out, ExtractConfig(),
+                **QUIET)
+
+    import templatemine.templates.components as components
+
+    def fail(*_args, **_kwargs):
+        raise RuntimeError("a stage failed")
+
+    before = spark.sparkContext._jsc.getPersistentRDDs().size()
+    # inside the components (their distributed part), and after them
+    for module, name in ((components, "connected_components"), (stage, "evidence_filter")):
+        with monkeypatch.context() as patch:
+            patch.setattr(module, name, fail)
+            with pytest.raises(RuntimeError, match="a stage failed"):
+                run_detect(spark, out, DetectConfig(mode="global", cc_in_memory_max_edges=0), **QUIET)
+        assert spark.sparkContext._jsc.getPersistentRDDs().size() == before, name
+        assert not any(os.scandir(os.path.join(out, "_checkpoints"))), name
+
+
 def test_evidence_keeps_recurring_content_the_paper_removes(spark, tmp_path):
     """A post summary listed on two linked pages is a template by Definition 4
     (equal pagelets, connected pages) but not by the evidence filter: it is on
