@@ -119,3 +119,13 @@ def graphframes_available(spark: SparkSession) -> bool:
         return True
     except Exception:
         return False
+
+
+def shuffle_partitions(spark: SparkSession) -> int:
+    """spark.sql.shuffle.partitions as a number of partitions to ask for; the
+    default parallelism where it is no number (a platform's "auto")."""
+    value = spark.conf.get("spark.sql.shuffle.partitions", None)
+    try:
+        return max(1, int(value))
+    except (TypeError, ValueError):
+        return max(1, spark.sparkContext.defaultParallelism)

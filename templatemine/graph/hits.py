@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
+from templatemine.spark import shuffle_partitions
+
 
 @dataclass
 class HitsResult:
@@ -51,15 +53,20 @@ def hits(edges: DataFrame, max_iter: int = 50, tol: float = 1e-6, partitions: in
     than `tol` (L1) or after `max_iter` iterations. Three Spark jobs per
     iteration: the authority update, the hub update and the change.
     `partitions`: the distinct edges' (None: one per EDGES_PER_PARTITION, at
-    least 2 and at most spark.sql.shuffle.partitions; they were always 2, so a
-    base set of millions of edges ran on two tasks: found in review)."""
+    most spark.sql.shuffle.partitions but at least 2; they were always 2, so
+    a base set of millions of edges ran on two tasks: found in review)."""
     edges = counted = edges.select("hub", "auth").distinct()
-    if partitions is None:
-        counted = edges.persist()  # (counted once, then read once more to partition)
-        most = int(edges.sparkSession.conf.get("spark.sql.shuffle.partitions"))
-        partitions = max(2, min(most, -(-counted.count() // EDGES_PER_PARTITION)))
-    edges = edges.repartition(partitions, "hub").persist()
-    n_edges = edges.count()  # also materialises the cache every iteration reads
+    most = shuffle_partitions(edges.sparkSession)
+    try:
+        if partitions is None:
+            counted = edges.persist()  # (counted once, then read once more to partition)
+            partitions = max(2, min(most, -(-counted.count() // EDGES_PER_PARTITION)))
+        edges = edges.repartition(partitions, "hub").persist()
+        n_edges = edges.count()  # also materialises the cache every iteration reads
+    except BaseException:
+        edges.unpersist()
+        counted.unpersist()
+        raise
     counted.unpersist()
     h = edges.select("hub").distinct().withColumn("h", F.lit(1.0))
     a = a_prev = None

@@ -32,7 +32,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from templatemine.config import DetectConfig
-from templatemine.spark import graphframes_available
+from templatemine.spark import graphframes_available, shuffle_partitions
 from templatemine.tables.cache import persisted
 
 
@@ -195,7 +195,7 @@ def grouped_components(spark: SparkSession, edges: DataFrame, config: DetectConf
     report = {} if report is None else report
     started = time.time()
     limit = config.cc_in_memory_max_edges
-    partitions = int(spark.conf.get("spark.sql.shuffle.partitions"))
+    partitions = shuffle_partitions(spark)
     spark.sparkContext.setJobDescription("components: edges per shingle group")
     # persisted (released with detect's scope if what follows fails), and
     # unpersisted below as soon as they are spent

@@ -45,6 +45,7 @@ from pyspark.sql import functions as F
 
 from templatemine.config import DetectConfig, EvidenceConfig
 from templatemine.html.shingles import resemblance
+from templatemine.spark import shuffle_partitions
 from templatemine.tables.cache import persisted
 from templatemine.templates.components import grouped_components, truncate_lineage
 
@@ -187,7 +188,7 @@ def spread_carriers(carriers: DataFrame) -> DataFrame:
     that read the edges, and at 1M the persisted candidates' own partition
     of the bar (1.19M pagelets) was 16x the median task that read them
     (docs/scaling.md, "The skew was one group's edges in one task")."""
-    n = int(carriers.sparkSession.conf.get("spark.sql.shuffle.partitions"))
+    n = shuffle_partitions(carriers.sparkSession)
     return carriers.repartition(n, "shingle", "page_key")
 
 

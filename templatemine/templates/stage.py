@@ -260,7 +260,8 @@ def _page_level(spark, output: RunOutput, out: str, detected: dict, progress):
     judged = json.loads(output.read_text(output.final("pagelevel.json")) or "{}")
     if not judged:
         return None
-    if detected and judged.get("detect_run_id") != detected.get("run_id"):
+    # (a judgement naming a detect whose detect.json is gone is no longer OUT's either)
+    if judged.get("detect_run_id") != detected.get("run_id"):
         progress("clean: page_templateness is from before the last detect; using site-level templates only")
         return None
     progress(f"clean: {judged['rows'][PAGE_TEMPLATENESS]} pages judged by the page-level model ({judged['model']})")

@@ -25,3 +25,18 @@ def test_in_memory_components_equal_a_bfs():
 def test_no_edges_no_rows():
     got = components_in_memory(pd.DataFrame({"src": pd.Series([], dtype="int64"), "dst": pd.Series([], dtype="int64")}))
     assert len(got) == 0 and list(got.columns) == ["id", "component"]
+
+
+def test_shuffle_partitions_that_are_no_number_fall_back_to_the_parallelism():
+    """detect, components and HITS size their partitions by
+    spark.sql.shuffle.partitions; a platform's "auto" made int() raise (found
+    in review, 2026-11-28). No JVM: a stand-in session."""
+    from types import SimpleNamespace
+
+    from templatemine.spark import shuffle_partitions
+
+    def session(value):
+        return SimpleNamespace(conf=SimpleNamespace(get=lambda _key, _default=None: value),
+                               sparkContext=SimpleNamespace(defaultParallelism=3))
+
+    assert [shuffle_partitions(session(v)) for v in ("8", "2000", "auto", None, "0")] == [8, 2000, 3, 3, 1]
