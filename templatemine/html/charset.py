@@ -44,10 +44,11 @@ _ALIASES = {
 _CODEC_AS = {"latin-1": "cp1252", "iso8859-1": "cp1252", "ascii": "cp1252", "iso8859-9": "cp1254",
              "gb2312": "gb18030", "gbk": "gb18030", "shift_jis": "cp932", "euc_kr": "cp949",
              "tis-620": "cp874", "iso8859-11": "cp874"}
-# the charsets of the WHATWG Encoding Standard, as codec_for names them
+# the charsets of the WHATWG Encoding Standard, as codec_for names them (cp950:
+# Microsoft's Big5, whose additions, the euro sign among them, WHATWG's Big5 has)
 _WEB_CODECS = frozenset(
     ["utf-8", "utf-16-le", "utf-16-be", "cp866", "koi8-r", "koi8-u", "mac-roman", "mac-cyrillic", "cp874",
-     "gb18030", "big5", "big5hkscs", "euc_jp", "iso2022_jp", "cp932", "cp949"]
+     "gb18030", "big5", "big5hkscs", "cp950", "euc_jp", "iso2022_jp", "cp932", "cp949"]
     + [f"iso8859-{n}" for n in (2, 3, 4, 5, 6, 7, 8, 10, 13, 14, 15, 16)] + [f"cp{n}" for n in range(1250, 1259)])
 # a <meta> tag, and its attributes (name, value), as the WHATWG prescan reads them
 _META_TAG = re.compile(rb"<meta[\t\n\f\r /]((?:[^>\"']|\"[^\"]*\"|'[^']*')*)", re.IGNORECASE)
@@ -179,10 +180,17 @@ def decode_html(payload: bytes, content_type: str | None = None) -> tuple[str, s
                 continue
     from charset_normalizer import from_bytes  # imported lazily: the slow path
 
-    matches = list(from_bytes(payload[:65536]))
+    guesses = list(from_bytes(payload[:65536]))
     # only charsets a browser has (charset-normalizer also offers DOS and other
-    # code pages no page is served in: a windows-1252 page came out as cp775)
-    matches = [m for m in matches if codec_for(m.encoding) in _WEB_CODECS] or matches
+    # code pages no page is served in: a windows-1252 page came out as cp775),
+    # by any name a guess could be (EUC-JP comes as euc_jis_2004, which could be
+    # euc_jp: taken by its own name alone, an EUC-JP page was read as gb18030;
+    # found in review), decoded in that web charset
+    web = {}
+    for m in guesses:
+        web[id(m)] = next((c for c in map(codec_for, [m.encoding, *m.could_be_from_charset]) if c in _WEB_CODECS),
+                          None)
+    matches = [m for m in guesses if web[id(m)]] or guesses
     best = matches[0] if matches else None
     # Ties are common between single-byte Latin code pages; break them towards
     # windows-1252, the web's most used legacy encoding and the WHATWG default:
@@ -194,7 +202,7 @@ def decode_html(payload: bytes, content_type: str | None = None) -> tuple[str, s
             best = m
             break
     if best is not None:
-        codec = codec_for(best.encoding) or best.encoding
+        codec = web[id(best)] or codec_for(best.encoding) or best.encoding
         text = _try(payload, codec)
         if text is not None:
             return _checked(text, codec, "detected")

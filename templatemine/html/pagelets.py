@@ -48,9 +48,30 @@ HIDDEN_CLASSES = ("hidden", "d-none")
 HIDDEN_CLASS_SELECTOR = ", ".join(f'[class~="{c}"]' for c in HIDDEN_CLASSES)
 
 
-# Tailwind's display utilities: what a variant must set to show a `hidden` element again
-_DISPLAY_UTILITIES = re.compile(r"!?(?:block|inline|inline-block|flex|inline-flex|grid|inline-grid|table(?:-[a-z-]+)?"
-                                r"|contents|flow-root|list-item)")
+# Tailwind's display values: what a variant must set to show a `hidden` element
+# again, important (`!`) before (v3) or after (v4), or as an arbitrary property
+_DISPLAY = (r"(?:block|inline|inline-block|inline-table|flex|inline-flex|grid|inline-grid|table|table-(?:caption|cell"
+            r"|column|column-group|footer-group|header-group|row-group|row)|contents|flow-root|list-item)")
+_DISPLAY_UTILITIES = re.compile(rf"!?{_DISPLAY}!?|\[display:{_DISPLAY}\]")
+# Bootstrap's display classes at a breakpoint (`d-inline-flex` alone loses to `d-none`, which its CSS puts last)
+_BOOTSTRAP_SHOWN = re.compile(r"d-(?:sm|md|lg|xl|xxl)-(?:inline|inline-block|block|grid|inline-grid|table|table-row"
+                              r"|table-cell|flex|inline-flex)")
+
+
+def _variant_parts(c: str) -> list[str]:
+    """A Tailwind class split at its variants' colons (not those in brackets:
+    `[&.open]:block`, `md:[display:block]`)."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(c):
+        if ch == "[":
+            depth += 1
+        elif ch == "]":
+            depth = max(depth - 1, 0)
+        elif ch == ":" and not depth:
+            parts.append(c[start:i])
+            start = i + 1
+    parts.append(c[start:])
+    return parts
 
 
 def _shown_again(classes: str) -> bool:
@@ -58,15 +79,16 @@ def _shown_again(classes: str) -> bool:
     `md:block`, Bootstrap's `d-lg-flex`) or in a state a reader reaches (a
     dropdown's `group-hover:block`, `dark:block`): a class with a variant prefix
     whose utility is a display value (`dark:bg-gray-700` shows nothing again:
-    any variant counted before; found in review) or a d-<bp>-<display> class,
-    except the print ones (`print:block`, `d-print-block`: on paper, never on
-    screen; found in review)."""
+    any variant counted before; found in review), not of the children (`*:block`),
+    or a d-<breakpoint>-<display> class; never the print ones (`print:block`,
+    `d-print-block`: on paper, never on screen; found in review)."""
     for c in classes.split():
         if ":" in c:
-            *variants, utility = c.split(":")
-            if "print" not in variants and _DISPLAY_UTILITIES.fullmatch(utility):
+            *variants, utility = _variant_parts(c)
+            if variants and "print" not in variants and not any(v.startswith("*") for v in variants) \
+                    and _DISPLAY_UTILITIES.fullmatch(utility):
                 return True
-        elif c.startswith("d-") and c.count("-") >= 2 and not c.endswith("-none") and not c.startswith("d-print-"):
+        elif _BOOTSTRAP_SHOWN.fullmatch(c):
             return True
     return False
 

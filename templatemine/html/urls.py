@@ -97,7 +97,7 @@ def normalize_url(url: str, strip_index: bool = True) -> str | None:
         if not host or any(c in host for c in " <>\"{}|\\^`"):
             return None
         if not host.isascii():  # www.bücher.de is www.xn--bcher-kva.de, as crawlers record it (IDNA)
-            host = _ascii_host(host)
+            host = _ascii_host(host).rstrip(".")  # (a full-width or ideographic dot is one after it)
         port = parts.port  # raises ValueError on a bad port
     except ValueError:
         return None
@@ -106,6 +106,8 @@ def normalize_url(url: str, strip_index: bool = True) -> str | None:
     netloc = host if port in (None, _DEFAULT_PORTS[scheme]) else f"{host}:{port}"
     if parts.username or parts.password:  # (an empty user or password is left out, as browsers write it)
         netloc = f"{parts.username}{':' + parts.password if parts.password else ''}@{netloc}"
+        if not netloc.isascii() and _unencodable(netloc):
+            return None  # a lone surrogate in the user or password: no URL (Arrow cannot hold it)
     try:
         path = _remove_dot_segments(quote(parts.path, safe=_SAFE)) or "/"
         query = quote(parts.query, safe=_SAFE)
@@ -116,6 +118,14 @@ def normalize_url(url: str, strip_index: bool = True) -> str | None:
         if last.lower() in _INDEX_FILES:
             path = head + "/"
     return urlunsplit((scheme, netloc, path, query, ""))
+
+
+def _unencodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+        return False
+    except UnicodeEncodeError:
+        return True
 
 
 def _ascii_host(host: str) -> str:

@@ -106,6 +106,18 @@ def test_an_undeclared_windows_1252_page_is_not_read_in_another_code_page(text):
     assert (decoded, codec, source) == (text, "cp1252", "detected")
 
 
+def test_an_undeclared_cjk_page_keeps_its_charset():
+    """charset-normalizer names EUC-JP euc_jis_2004 (which could be euc_jp):
+    kept to the web charsets by its own name only, the page was read as
+    gb18030 (found in review of the change above)."""
+    text = ("日本語のウェブページです。東京都は日本の首都であり、世界で最も人口の多い都市圏の一つです。"
+            "私たちは毎日新しいニュースをお届けします。")
+    for codec in ("euc_jp", "shift_jis"):
+        page = f"<html><head><title>t</title></head><body><p>{text}</p></body></html>"
+        decoded, used, source = decode_html(page.encode(codec))
+        assert decoded == page and source == "detected", (codec, used)
+
+
 @pytest.mark.parametrize("other, page", [
     ('<meta name="description" content="How to set charset=koi8-r in Apache">', "utf-8"),
     ('<meta content="text/html; charset=koi8-r">', "utf-8"),  # no http-equiv: browsers ignore it

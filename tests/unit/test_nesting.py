@@ -220,3 +220,17 @@ def test_a_cut_tag_takes_its_quoted_attribute_values_whole():
         out, dropped = flatten(html, max_depth=50, min_tags=0)
         assert dropped >= 250, attr
         assert _content(out) == _content(html), attr
+
+
+def test_a_cut_tag_without_its_end_is_read_in_linear_time():
+    """The quoted-value pattern backtracked over which '=' opened a value: a cut
+    tag with k attributes and a '<' before its '>' took 2^k steps (1.9 s at
+    k = 22; found in review, 2026-11-28). At k = 24 the old pattern takes
+    seconds, this one none; the tag is then cut as _TAG reads it."""
+    from templatemine.html.nesting import _TAG_REST
+
+    attributes = " ".join(f'a{i}="x"' for i in range(24))
+    assert _TAG_REST.match(f"<b {attributes} <i>", 2) is None
+    html = "<body>" + "<b>" * 70 + f"<b {attributes} <i>para</i>"
+    out, dropped = flatten(html, min_tags=0)
+    assert dropped and "para" in out

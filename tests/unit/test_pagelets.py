@@ -114,14 +114,18 @@ def test_invisible_content_is_neither_pagelet_text_nor_links():
 <div class="d-none d-print-block">printed only</div><div class="hidden print:block">paper only</div>
 <ul class="hidden group-hover:block"><li>dropdown item</li></ul>
 <div class="hidden dark:bg-gray-700 hover:underline">colour only</div><b class="hidden lg:!inline-flex">important</b>
+<b class="hidden md:block!">v4 important</b><b class="hidden md:inline-table">inline table</b>
+<b class="hidden md:[display:block]">arbitrary</b><b class="hidden [&.open]:flex">opened</b>
+<i class="hidden md:table-auto">table layout</i><i class="hidden *:block">children shown</i>
+<i class="d-none d-inline-flex">loses to d-none</i>
 <select><option>Country A</option><option>Country B</option></select></body></html>"""
     text = " ".join(p.text for p in _partition(html))
     # (a variant that only colours or underlines shows nothing again: it did before 2026-11-28)
-    for gone in ("attr", "nested", "inline", "invisible", "Invalid", "bootstrap", "Country", "printed", "paper",
-                 "colour only"):
+    for gone in ("attr", "nested", "inline css", "invisible", "Invalid", "bootstrap", "Country", "printed", "paper",
+                 "colour only", "table layout", "children shown", "loses to"):
         assert gone not in text
     for kept in ("Visible article", "N1", "wide screens", "only starts with", "found in page", "dropdown item",
-                 "important"):
+                 "important", "v4 important", "inline table", "arbitrary", "opened"):
         assert kept in text
     parsed = PageParser(PageConfig()).parse("http://h.example/", html)
     assert [link.dst_url for link in parsed.links] == ["http://h.example/n1"]

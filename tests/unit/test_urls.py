@@ -138,3 +138,7 @@ def test_hosts_and_userinfo_as_browsers_write_them():
     assert normalize_url("http://u:p@h.org/") == "http://u:p@h.org/"
     assert normalize_url("http://h.org/\ud800") is None
     assert normalize_url("http://h.org/?q=\ud800") is None
+    assert normalize_url("http://\ud800@h.org/") is None  # (in the user: found in a second review)
+    # a full-width or ideographic dot ends a host as '.' does (a second review: two keys for one host)
+    assert normalize_url("http://ü.de。/") == normalize_url("http://ü.de．/") == normalize_url("http://ü.de./") \
+        == "http://xn--tda.de/"
