@@ -181,6 +181,9 @@ def decode_html(payload: bytes, content_type: str | None = None) -> tuple[str, s
     from charset_normalizer import from_bytes  # imported lazily: the slow path
 
     guesses = list(from_bytes(payload[:65536]))
+    if _no_wide_markup(payload):  # no UTF-16/32 guess for bytes with no NUL, as for a label (a Shift_JIS
+        # page with NEC symbols, ①, was guessed utf_16_be alone and read as CJK-looking junk: undecodable now)
+        guesses = [m for m in guesses if not (codec_for(m.encoding) or "").startswith(("utf-16", "utf-32"))]
     # only charsets a browser has (charset-normalizer also offers DOS and other
     # code pages no page is served in: a windows-1252 page came out as cp775),
     # by any name a guess could be (EUC-JP comes as euc_jis_2004, which could be

@@ -118,6 +118,16 @@ def test_an_undeclared_cjk_page_keeps_its_charset():
         assert decoded == page and source == "detected", (codec, used)
 
 
+def test_detection_reads_no_utf16_without_nuls():
+    """Detection guessed utf_16_be alone for an undeclared Shift_JIS page with
+    NEC symbols and gave CJK-looking junk; a label is not believed so
+    (_no_wide_markup), and neither is a guess now: with no other, undecodable."""
+    text = "株式会社テスト㈱の案内です。①会社概要②事業内容③お問い合わせ。東京都千代田区に本社があります。"
+    page = f"<html><head><title>x</title></head><body><p>{text}</p></body></html>".encode("cp932")
+    with pytest.raises(UndecodableError):  # (charset-normalizer 3 guesses nothing else for it)
+        decode_html(page)
+
+
 @pytest.mark.parametrize("other, page", [
     ('<meta name="description" content="How to set charset=koi8-r in Apache">', "utf-8"),
     ('<meta content="text/html; charset=koi8-r">', "utf-8"),  # no http-equiv: browsers ignore it
