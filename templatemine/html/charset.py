@@ -13,7 +13,8 @@ GB18030, Shift_JIS means its Windows superset cp932.
 
 A declared charset that does not fit the bytes (more than `MAX_BAD_FRACTION` of
 characters undecodable, or UTF-16/32 declared for bytes without a NUL in their
-first KiB) is not trusted: the next source is tried. A payload is
+first KiB) is not trusted: the next source is tried; nor is a detected
+UTF-16/32 for such bytes. A payload is
 *undecodable* when no source yields text with few enough bad characters, or the
 text is mostly control characters (binary served as HTML).
 """
