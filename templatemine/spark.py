@@ -122,9 +122,10 @@ def graphframes_available(spark: SparkSession) -> bool:
 
 
 def shuffle_partitions(spark: SparkSession) -> int:
-    """spark.sql.shuffle.partitions as a number of partitions to ask for; the
-    default parallelism where it is no number (a platform's "auto")."""
-    value = spark.conf.get("spark.sql.shuffle.partitions", None)
+    """spark.sql.shuffle.partitions as a number of partitions to ask for (Spark's
+    own default, 200, when unset: `get` with a default of None gave None, found
+    in review); the default parallelism where it is no number (a platform's "auto")."""
+    value = spark.conf.get("spark.sql.shuffle.partitions")
     try:
         return max(1, int(value))
     except (TypeError, ValueError):

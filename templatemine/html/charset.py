@@ -190,10 +190,12 @@ def decode_html(payload: bytes, content_type: str | None = None) -> tuple[str, s
     # by any name a guess could be (EUC-JP comes as euc_jis_2004, which could be
     # euc_jp: taken by its own name alone, an EUC-JP page was read as gb18030;
     # found in review), decoded in that web charset
+    # (windows-1252 first among the names: the sample reads alike in all of them,
+    # the rest of the page may not)
     web = {}
     for m in guesses:
-        web[id(m)] = next((c for c in map(codec_for, [m.encoding, *m.could_be_from_charset]) if c in _WEB_CODECS),
-                          None)
+        names = [c for c in map(codec_for, [m.encoding, *m.could_be_from_charset]) if c in _WEB_CODECS]
+        web[id(m)] = "cp1252" if "cp1252" in names else names[0] if names else None
     matches = [m for m in guesses if web[id(m)]] or guesses
     best = matches[0] if matches else None
     # Ties are common between single-byte Latin code pages; break them towards

@@ -53,9 +53,16 @@ HIDDEN_CLASS_SELECTOR = ", ".join(f'[class~="{c}"]' for c in HIDDEN_CLASSES)
 _DISPLAY = (r"(?:block|inline|inline-block|inline-table|flex|inline-flex|grid|inline-grid|table|table-(?:caption|cell"
             r"|column|column-group|footer-group|header-group|row-group|row)|contents|flow-root|list-item)")
 _DISPLAY_UTILITIES = re.compile(rf"!?{_DISPLAY}!?|\[display:{_DISPLAY}\]")
-# Bootstrap's display classes at a breakpoint (`d-inline-flex` alone loses to `d-none`, which its CSS puts last)
-_BOOTSTRAP_SHOWN = re.compile(r"d-(?:sm|md|lg|xl|xxl)-(?:inline|inline-block|block|grid|inline-grid|table|table-row"
-                              r"|table-cell|flex|inline-flex)")
+_IMPORTANT_DISPLAY = re.compile(rf"!{_DISPLAY}|{_DISPLAY}!")  # (with no variant: it beats a plain `hidden`)
+# variants that style something other than the element: a pseudo-element, its
+# children (`*:`), or an arbitrary selector reaching past it ([&>li], [&_p]: a
+# space, [&::before]) or a print medium
+_OTHER_TARGET = re.compile(r"before|after|placeholder|marker|file|first-letter|first-line|backdrop|selection"
+                           r"|\*.*|\[.*(?:[>_+~]|::|print).*\]")
+# Bootstrap's display classes (all !important), at a breakpoint or not; `d-none`
+# comes last in its CSS, so beside it only the breakpoint ones show anything
+_BOOTSTRAP_DISPLAY = re.compile(r"d-(?:(sm|md|lg|xl|xxl)-)?(?:inline|inline-block|block|grid|inline-grid|table|table-row"
+                                r"|table-cell|flex|inline-flex)")
 
 
 def _variant_parts(c: str) -> list[str]:
@@ -79,17 +86,25 @@ def _shown_again(classes: str) -> bool:
     `md:block`, Bootstrap's `d-lg-flex`) or in a state a reader reaches (a
     dropdown's `group-hover:block`, `dark:block`): a class with a variant prefix
     whose utility is a display value (`dark:bg-gray-700` shows nothing again:
-    any variant counted before; found in review), not of the children (`*:block`),
-    or a d-<breakpoint>-<display> class; never the print ones (`print:block`,
-    `d-print-block`: on paper, never on screen; found in review)."""
-    for c in classes.split():
+    any variant counted before; found in review), not of something else
+    (`*:block`, `before:block`, `[&>li]:block`); an important display class
+    with no variant (`!flex`); Bootstrap's d-<breakpoint>-<display>, or any
+    d-<display> beside Tailwind's `hidden` (d-none wins beside its own);
+    never the print ones (`print:block`, `d-print-block`: on paper, never on
+    screen; found in review)."""
+    names = classes.split()
+    for c in names:
         if ":" in c:
             *variants, utility = _variant_parts(c)
-            if variants and "print" not in variants and not any(v.startswith("*") for v in variants) \
+            if variants and "print" not in variants and not any(_OTHER_TARGET.fullmatch(v) for v in variants) \
                     and _DISPLAY_UTILITIES.fullmatch(utility):
                 return True
-        elif _BOOTSTRAP_SHOWN.fullmatch(c):
+        elif _IMPORTANT_DISPLAY.fullmatch(c):
             return True
+        else:
+            bootstrap = _BOOTSTRAP_DISPLAY.fullmatch(c)
+            if bootstrap and (bootstrap.group(1) or "d-none" not in names):
+                return True
     return False
 
 

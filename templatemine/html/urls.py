@@ -37,7 +37,10 @@ _DEFAULT_PORTS = {"http": 80, "https": 443}
 _INDEX_FILES = ("index.html", "index.htm")
 # characters allowed unescaped in a URL (RFC 3986 reserved + unreserved + '%')
 _SAFE = "!#$%&'()*+,/:;=?@[]~-._"
+_USERINFO_SAFE = "!$%&'()*+,;=~-._"  # (WHATWG's userinfo set leaves these as they are)
 _WS = re.compile(r"[\t\n\r]")
+# WHATWG's forbidden domain code points (C0 controls, space, # % / : < > ? @ [ \ ] ^ | and DEL)
+_FORBIDDEN_DOMAIN = re.compile(r"[\x00-\x20#%/:<>?@\[\\\]^|\x7f]")
 _HTTP_PREFIX = re.compile(r"https?:", re.IGNORECASE)
 
 
@@ -98,6 +101,10 @@ def normalize_url(url: str, strip_index: bool = True) -> str | None:
             return None
         if not host.isascii():  # www.bücher.de is www.xn--bcher-kva.de, as crawlers record it (IDNA)
             host = _ascii_host(host).rstrip(".")  # (a full-width or ideographic dot is one after it)
+            # what IDNA maps to ASCII is checked as a host again: full-width brackets, '<', a space
+            # or a one-dot leader became a host that url_host cannot read (found in review)
+            if not host or _FORBIDDEN_DOMAIN.search(host):
+                return None
         port = parts.port  # raises ValueError on a bad port
     except ValueError:
         return None
@@ -105,9 +112,11 @@ def normalize_url(url: str, strip_index: bool = True) -> str | None:
         host = f"[{host}]"
     netloc = host if port in (None, _DEFAULT_PORTS[scheme]) else f"{host}:{port}"
     if parts.username or parts.password:  # (an empty user or password is left out, as browsers write it)
-        netloc = f"{parts.username}{':' + parts.password if parts.password else ''}@{netloc}"
-        if not netloc.isascii() and _unencodable(netloc):
-            return None  # a lone surrogate in the user or password: no URL (Arrow cannot hold it)
+        try:  # percent-encoded as browsers write them (a review found non-ASCII kept); a lone surrogate: no URL
+            user, password = (quote(part or "", safe=_USERINFO_SAFE) for part in (parts.username, parts.password))
+        except UnicodeEncodeError:
+            return None
+        netloc = f"{user}{':' + password if password else ''}@{netloc}"
     try:
         path = _remove_dot_segments(quote(parts.path, safe=_SAFE)) or "/"
         query = quote(parts.query, safe=_SAFE)
@@ -118,14 +127,6 @@ def normalize_url(url: str, strip_index: bool = True) -> str | None:
         if last.lower() in _INDEX_FILES:
             path = head + "/"
     return urlunsplit((scheme, netloc, path, query, ""))
-
-
-def _unencodable(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-        return False
-    except UnicodeEncodeError:
-        return True
 
 
 def _ascii_host(host: str) -> str:

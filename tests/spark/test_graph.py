@@ -63,6 +63,10 @@ def test_hits_partitions_follow_the_edges(spark, monkeypatch):
             assert (result.partitions, result.edges) == (want, n)
             a_ref = hits_reference(edges, 5)[1]
             assert max(abs(r.a - a_ref[r.auth]) for r in result.authorities.collect()) < 1e-12
+        from templatemine.spark import shuffle_partitions
+
+        spark.conf.unset("spark.sql.shuffle.partitions")  # not set: Spark's default (it was the parallelism)
+        assert shuffle_partitions(spark) == 200
     finally:
         spark.conf.set("spark.sql.shuffle.partitions", before)
 

@@ -36,7 +36,9 @@ def test_shuffle_partitions_that_are_no_number_fall_back_to_the_parallelism():
     from templatemine.spark import shuffle_partitions
 
     def session(value):
-        return SimpleNamespace(conf=SimpleNamespace(get=lambda _key, _default=None: value),
+        # (`get(key)` gives Spark's default, "200", for a key not set; a default
+        # argument of None would give None: the stand-in has no such argument)
+        return SimpleNamespace(conf=SimpleNamespace(get=lambda _key: value),
                                sparkContext=SimpleNamespace(defaultParallelism=3))
 
-    assert [shuffle_partitions(session(v)) for v in ("8", "2000", "auto", None, "0")] == [8, 2000, 3, 3, 1]
+    assert [shuffle_partitions(session(v)) for v in ("8", "200", "auto", "0")] == [8, 200, 3, 1]

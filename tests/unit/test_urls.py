@@ -139,6 +139,11 @@ def test_hosts_and_userinfo_as_browsers_write_them():
     assert normalize_url("http://h.org/\ud800") is None
     assert normalize_url("http://h.org/?q=\ud800") is None
     assert normalize_url("http://\ud800@h.org/") is None  # (in the user: found in a second review)
+    assert normalize_url("http://jürgen:pä ss@h.org/") == "http://j%C3%BCrgen:p%C3%A4%20ss@h.org/"
     # a full-width or ideographic dot ends a host as '.' does (a second review: two keys for one host)
     assert normalize_url("http://ü.de。/") == normalize_url("http://ü.de．/") == normalize_url("http://ü.de./") \
         == "http://xn--tda.de/"
+    # what IDNA maps to ASCII is a host only if a host may hold it (a third review: 'http://a[].example/'
+    # and 'http:///' came out, and url_host raised on them, failing the page that linked there)
+    for host in ("ａ［］.example", "＜b＞.example", "a\u3000b.example", "\u2024", "a：b.example", "a／b.example"):
+        assert normalize_url(f"http://{host}/") is None, host
