@@ -37,10 +37,11 @@ _DEFAULT_PORTS = {"http": 80, "https": 443}
 _INDEX_FILES = ("index.html", "index.htm")
 # characters allowed unescaped in a URL (RFC 3986 reserved + unreserved + '%')
 _SAFE = "!#$%&'()*+,/:;=?@[]~-._"
-_USERINFO_SAFE = "!$%&'()*+,;=~-._"  # (WHATWG's userinfo set leaves these as they are)
+_USERINFO_SAFE = "!$%&'()*+,;=~-._"  # (WHATWG's userinfo set encodes ';' and '=' too; kept here as written)
 _WS = re.compile(r"[\t\n\r]")
-# WHATWG's forbidden domain code points (C0 controls, space, # % / : < > ? @ [ \ ] ^ | and DEL)
-_FORBIDDEN_DOMAIN = re.compile(r"[\x00-\x20#%/:<>?@\[\\\]^|\x7f]")
+# no host holds these: WHATWG's forbidden host code points (C0 controls, space, # / : < > ? @ [ \ ] ^ |,
+# DEL) and " ` { }, which this module refused in a host before ('%' is kept: a host written so stays one key)
+_FORBIDDEN_HOST = re.compile(r"[\x00-\x20\"#/:<>?@\[\\\]^`{|}\x7f]")
 _HTTP_PREFIX = re.compile(r"https?:", re.IGNORECASE)
 
 
@@ -97,14 +98,13 @@ def normalize_url(url: str, strip_index: bool = True) -> str | None:
         if scheme not in _DEFAULT_PORTS:
             return None
         host = (parts.hostname or "").rstrip(".")
-        if not host or any(c in host for c in " <>\"{}|\\^`"):
+        ipv6 = ":" in host  # (an ASCII hostname holds ':' only as a bracketed IPv6 literal, which urlsplit checks)
+        if host and not host.isascii():  # www.bücher.de is www.xn--bcher-kva.de, as crawlers record it (IDNA)
+            host, ipv6 = _ascii_host(host).rstrip("."), False  # (a full-width dot is one after it)
+        # checked after IDNA, one set for every host: full-width brackets, '<', a space or
+        # a one-dot leader became a host that url_host could not read (found in review)
+        if not host or _FORBIDDEN_HOST.search(host.replace(":", "") if ipv6 else host):
             return None
-        if not host.isascii():  # www.bücher.de is www.xn--bcher-kva.de, as crawlers record it (IDNA)
-            host = _ascii_host(host).rstrip(".")  # (a full-width or ideographic dot is one after it)
-            # what IDNA maps to ASCII is checked as a host again: full-width brackets, '<', a space
-            # or a one-dot leader became a host that url_host cannot read (found in review)
-            if not host or _FORBIDDEN_DOMAIN.search(host):
-                return None
         port = parts.port  # raises ValueError on a bad port
     except ValueError:
         return None

@@ -145,5 +145,7 @@ def test_hosts_and_userinfo_as_browsers_write_them():
         == "http://xn--tda.de/"
     # what IDNA maps to ASCII is a host only if a host may hold it (a third review: 'http://a[].example/'
     # and 'http:///' came out, and url_host raised on them, failing the page that linked there)
-    for host in ("ａ［］.example", "＜b＞.example", "a\u3000b.example", "\u2024", "a：b.example", "a／b.example"):
+    for host in ("ａ［］.example", "＜b＞.example", "a\u3000b.example", "\u2024", "a：b.example", "a／b.example",
+                 "a\ufe37b.example", "a\x01b.example"):  # (a fourth review: '{' after IDNA, and a control)
         assert normalize_url(f"http://{host}/") is None, host
+    assert normalize_url("http://[2001:DB8::1]:8080/x") == "http://[2001:db8::1]:8080/x"
