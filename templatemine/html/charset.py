@@ -181,7 +181,7 @@ def decode_html(payload: bytes, content_type: str | None = None) -> tuple[str, s
                 continue
     from charset_normalizer import from_bytes  # imported lazily: the slow path
 
-    guesses = list(from_bytes(payload[:65536]))
+    guesses = list(from_bytes(payload[:_SAMPLE]))
     if _no_wide_markup(payload):  # no UTF-16/32 guess for bytes with no NUL, as for a label (a Shift_JIS
         # page with NEC symbols, ①, was guessed utf_16_be alone and read as CJK-looking junk: undecodable now)
         guesses = [m for m in guesses if not (codec_for(m.encoding) or "").startswith(("utf-16", "utf-32"))]
@@ -189,30 +189,62 @@ def decode_html(payload: bytes, content_type: str | None = None) -> tuple[str, s
     # code pages no page is served in: a windows-1252 page came out as cp775),
     # by any name a guess could be (EUC-JP comes as euc_jis_2004, which could be
     # euc_jp: taken by its own name alone, an EUC-JP page was read as gb18030;
-    # found in review), decoded in that web charset
-    # (windows-1252 first among the names: the sample reads alike in all of them,
-    # the rest of the page may not)
-    web = {}
+    # found in review), decoded in that web charset (windows-1252 first among the
+    # names: the sample reads alike in all of them; `_whole_page` looks past it)
+    web, alike = {}, {}
     for m in guesses:
         names = [c for c in map(codec_for, [m.encoding, *m.could_be_from_charset]) if c in _WEB_CODECS]
         web[id(m)] = "cp1252" if "cp1252" in names else names[0] if names else None
-    matches = [m for m in guesses if web[id(m)]] or guesses
-    best = matches[0] if matches else None
-    # Ties are common between single-byte Latin code pages; break them towards
-    # windows-1252, the web's most used legacy encoding and the WHATWG default:
-    # no more chaos than the best's but for 0.02 (French in windows-1252 reads
-    # with none as cp1257 and 0.016 as itself; the window was 0.005, found in
-    # review), and a language no less coherent but for 0.01
-    for m in matches[1:]:
-        if m.encoding == "cp1252" and m.chaos <= best.chaos + 0.02 and m.coherence >= best.coherence - 0.01:
-            best = m
-            break
+        alike[id(m)] = names
+    best = _with_cp1252_ties([m for m in guesses if web[id(m)]] or guesses)
     if best is not None:
         codec = web[id(best)] or codec_for(best.encoding) or best.encoding
+        if len(payload) > _SAMPLE and len(alike[id(best)]) > 1:
+            codec = _whole_page(payload, alike[id(best)], codec)
         text = _try(payload, codec)
         if text is not None:
             return _checked(text, codec, "detected")
     raise UndecodableError("no charset decodes the payload (header, meta, utf-8 and detection failed)")
+
+
+_SAMPLE = 65536  # the bytes detection reads
+
+
+def _with_cp1252_ties(matches: list):
+    """The first of charset-normalizer's `matches` (None: none), or windows-1252
+    where it ties with it: ties are common between single-byte Latin code
+    pages, and windows-1252 is the web's most used legacy encoding and the
+    WHATWG default. A tie: no more chaos than the first's but for 0.02
+    (French in windows-1252 reads with none as cp1257 and 0.016 as itself; the
+    window was 0.005, found in review), a language no less coherent but for 0.01."""
+    best = matches[0] if matches else None
+    for m in matches[1:]:
+        if m.encoding == "cp1252" and m.chaos <= best.chaos + 0.02 and m.coherence >= best.coherence - 0.01:
+            return m
+    return best
+
+
+def _whole_page(payload: bytes, names: list[str], codec: str) -> str:
+    """Which of `names` (charsets the detection sample reads alike in) the whole
+    page is in: detection again, among them only, over the lines they read
+    otherwise (up to 64 KiB of them); `codec` where there are none or that
+    says nothing. (A Polish windows-1250 page whose first 64 KiB held only
+    letters windows-1252 shares, é and ó, was read as windows-1252 to its end;
+    found in review.)"""
+    from charset_normalizer import from_bytes
+
+    differing, size = [], 0
+    for line in payload.split(b"\n"):
+        if not line.isascii() and len({line.decode(name, "replace") for name in names}) > 1:
+            differing.append(line)
+            size += len(line) + 1
+            if size >= _SAMPLE:
+                break
+    if not differing:
+        return codec
+    again = _with_cp1252_ties(list(from_bytes(b"\n".join(differing), cp_isolation=names)))
+    found = codec_for(again.encoding) if again is not None else None
+    return found if found in names else codec
 
 
 def _checked(text: str, codec: str, source: str) -> tuple[str, str, str]:
