@@ -4,8 +4,10 @@ Order, as browsers do it (WHATWG "encoding sniffing"): byte-order mark, then the
 HTTP Content-Type charset, then a `<meta>` declaration in the first 4 KiB (its
 `charset`, or `content` with `http-equiv="content-type"`), then
 detection (UTF-8 first, strict or with a few bad bytes among more good ones
-beyond ASCII, then charset-normalizer, its guesses limited to the WHATWG
-encodings and its near ties between Latin code pages going to windows-1252).
+beyond ASCII, then charset-normalizer on the first 64 KiB, its guesses limited
+to the WHATWG encodings and its near ties between Latin code pages going to
+windows-1252; where the guess could be several charsets and the page is
+longer, the lines they read otherwise decide among them: `_whole_page`).
 Labels are mapped the
 WHATWG way: ISO-8859-1, Latin-1 and US-ASCII mean windows-1252 (the xmlsoft-era
 pages labelled ISO-8859-1 use its 0x80-0x9F punctuation), GB2312/GBK mean
