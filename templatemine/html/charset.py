@@ -183,7 +183,7 @@ def decode_html(payload: bytes, content_type: str | None = None) -> tuple[str, s
                 continue
     from charset_normalizer import from_bytes  # imported lazily: the slow path
 
-    guesses = list(from_bytes(payload[:_SAMPLE]))
+    guesses = list(from_bytes(_sample(payload)))
     if _no_wide_markup(payload):  # no UTF-16/32 guess for bytes with no NUL, as for a label (a Shift_JIS
         # page with NEC symbols, ①, was guessed utf_16_be alone and read as CJK-looking junk: undecodable now)
         guesses = [m for m in guesses if not (codec_for(m.encoding) or "").startswith(("utf-16", "utf-32"))]
@@ -195,7 +195,8 @@ def decode_html(payload: bytes, content_type: str | None = None) -> tuple[str, s
     # names: the sample reads alike in all of them; `_whole_page` looks past it)
     web, alike = {}, {}
     for m in guesses:
-        names = [c for c in map(codec_for, [m.encoding, *m.could_be_from_charset]) if c in _WEB_CODECS]
+        names = list(dict.fromkeys(c for c in map(codec_for, [m.encoding, *m.could_be_from_charset])
+                                   if c in _WEB_CODECS))
         web[id(m)] = "cp1252" if "cp1252" in names else names[0] if names else None
         alike[id(m)] = names
     best = _with_cp1252_ties([m for m in guesses if web[id(m)]] or guesses)
@@ -226,26 +227,50 @@ def _with_cp1252_ties(matches: list):
     return best
 
 
+def _sample(payload: bytes) -> bytes:
+    """The first 64 KiB, for detection, ended after a line end (or another byte
+    below 0x30) where the payload goes on: cut inside a multi-byte character,
+    an undeclared EUC-KR, GB18030, Shift_JIS, EUC-JP or Big5 page longer than
+    that was undecodable (found in review; their lead and trail bytes are all
+    0x30 or above). Wide (UTF-16/32) bytes are cut as they come."""
+    head = payload[:_SAMPLE]
+    if len(payload) <= _SAMPLE or b"\x00" in head[:1024]:
+        return head
+    end = head.rfind(b"\n") + 1
+    if end < _SAMPLE // 2:
+        below = _LAST_LOW_BYTE.search(head)
+        end = below.start() + 1 if below else _SAMPLE
+    return head[:end]
+
+
+_LAST_LOW_BYTE = re.compile(rb"[\x00-\x2f][\x30-\xff]*\Z")
+_SCAN_LIMIT = 1 << 20  # bytes of a page `_whole_page` looks through for lines the charsets read otherwise
+
+
 def _whole_page(payload: bytes, names: list[str], codec: str) -> str:
     """Which of `names` (charsets the detection sample reads alike in) the whole
     page is in: detection again, among them only, over the lines they read
-    otherwise (up to 64 KiB of them); `codec` where there are none or that
-    says nothing. (A Polish windows-1250 page whose first 64 KiB held only
-    letters windows-1252 shares, é and ó, was read as windows-1252 to its end;
-    found in review.)"""
+    otherwise (up to 64 KiB of them, in the page's first MiB); `codec` where
+    there are none or that says nothing. Its first guess, not the windows-1252
+    tie rule: there windows-1250 and -1252 tie on Hungarian's ő and ű. (A
+    Polish windows-1250 page whose first 64 KiB held only letters windows-1252
+    shares, é and ó, was read as windows-1252 to its end; found in review.)"""
     from charset_normalizer import from_bytes
 
     differing, size = [], 0
-    for line in payload.split(b"\n"):
+    for line in payload[:_SCAN_LIMIT].split(b"\n"):
         if not line.isascii() and len({line.decode(name, "replace") for name in names}) > 1:
+            if size + len(line) >= _SAMPLE:  # (whole lines: a line cut short made detection say nothing)
+                if not differing:
+                    differing.append(line[:_SAMPLE])
+                break
             differing.append(line)
             size += len(line) + 1
-            if size >= _SAMPLE:
-                break
     if not differing:
         return codec
-    again = _with_cp1252_ties(list(from_bytes(b"\n".join(differing), cp_isolation=names)))
-    found = codec_for(again.encoding) if again is not None else None
+    # (a lenient chaos threshold: every one of `names` read the sample, and only their order is asked)
+    again = list(from_bytes(b"\n".join(differing), cp_isolation=names, threshold=0.5))
+    found = codec_for(again[0].encoding) if again else None
     return found if found in names else codec
 
 

@@ -55,7 +55,6 @@ _DISPLAY = (r"(?:block|inline|inline-block|inline-table|flex|inline-flex|grid|in
 _DISPLAY_UTILITIES = re.compile(rf"!?{_DISPLAY}!?|\[display:{_DISPLAY}\]")
 _IMPORTANT_DISPLAY = re.compile(rf"!{_DISPLAY}|{_DISPLAY}!")  # (with no variant: it beats a plain `hidden`)
 _PSEUDO_ELEMENTS = frozenset("before after placeholder marker file first-letter first-line backdrop selection".split())
-_PARENTHESES = re.compile(r"\([^()]*\)")
 _COMBINATOR = re.compile(r"[>_+~]|::")  # (in an arbitrary variant '_' is a space: a descendant)
 
 
@@ -71,8 +70,23 @@ def _other_target(variant: str) -> bool:
         inner = variant[1:-1]
         if inner.startswith("@"):
             return "print" in inner
-        return _COMBINATOR.search(_PARENTHESES.sub("", inner.rpartition("&")[2])) is not None
+        return _COMBINATOR.search(_outside_groups(inner.rpartition("&")[2])) is not None
     return False
+
+
+def _outside_groups(selector: str) -> str:
+    """`selector` without what sits inside (...) and [...] at any depth (an
+    argument, `:has(:not(.a)>b)`, or an attribute's value, `[data-x=a_b]`:
+    no combinator of the element's own), in one pass."""
+    kept, depth = [], 0
+    for ch in selector:
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth = max(depth - 1, 0)
+        elif not depth:
+            kept.append(ch)
+    return "".join(kept)
 # Bootstrap's display classes (all !important), at a breakpoint or not; `d-none`
 # comes last in its CSS, so beside it only the breakpoint ones show anything
 _BOOTSTRAP_DISPLAY = re.compile(r"d-(?:(sm|md|lg|xl|xxl)-)?(?:inline|inline-block|block|grid|inline-grid|table|table-row"

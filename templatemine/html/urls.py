@@ -97,8 +97,12 @@ def normalize_url(url: str, strip_index: bool = True) -> str | None:
         scheme = parts.scheme.lower()
         if scheme not in _DEFAULT_PORTS:
             return None
-        host = (parts.hostname or "").rstrip(".")
-        ipv6 = ":" in host  # (an ASCII hostname holds ':' only as a bracketed IPv6 literal, which urlsplit checks)
+        host = parts.hostname or ""
+        ipv6 = ":" in host  # (an ASCII hostname holds ':' only as a bracketed literal)
+        if ipv6:  # checked here: urlsplit checks the first [...] of the netloc, which may be in the user
+            ipaddress.IPv6Address(host)  # (a zone id allowed; raises ValueError)
+        else:
+            host = host.rstrip(".")
         if host and not host.isascii():  # www.bücher.de is www.xn--bcher-kva.de, as crawlers record it (IDNA)
             host, ipv6 = _ascii_host(host).rstrip("."), False  # (a full-width dot is one after it)
         # checked after IDNA, one set for every host: full-width brackets, '<', a space or

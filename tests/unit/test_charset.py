@@ -128,16 +128,40 @@ def test_detection_reads_no_utf16_without_nuls():
         decode_html(page)
 
 
+@pytest.mark.parametrize("codec", ["cp949", "gb18030", "cp932", "euc_jp", "big5"])
+def test_an_undeclared_cjk_page_longer_than_the_sample_is_decoded_wherever_it_is_cut(codec):
+    """Detection reads the first 64 KiB: cut inside a two-byte character, the
+    right charset was refused and the page undecodable (found in review,
+    2026-11-28). The sample ends after a line end now."""
+    text = "昨天在北京举行了居民会议，讨论了城市的未来、公共交通和绿地。" if codec in ("gb18030", "big5") else \
+        "昨日、東京で住民集会が開かれ、街の未来や公共交通について話し合われました。" if codec != "cp949" else \
+        "어제 서울에서 주민 회의가 열려 도시의 미래와 대중교통에 대해 논의했습니다."
+    if codec == "big5":
+        text = "昨天在台北舉行了居民會議，討論了城市的未來、公共交通和綠地。"
+    decoded = set()
+    for pad in range(3):  # one of them puts a character across byte 65,536
+        html = "<html><body>\n" + "x" * pad + "".join(f"<p>{text} {i}</p>\n" for i in range(1200)) + "</body></html>\n"
+        data = html.encode(codec)
+        assert len(data) > 65536
+        got, _, source = decode_html(data)
+        decoded.add((got == html, source))
+    assert decoded == {(True, "detected")}
+
+
 @pytest.mark.parametrize("codec, late", [("cp1250", "Zażółć gęślą jaźń, łąka, źródło, świętość"),
+                                         ("cp1250", "Árvíztűrő tükörfúrógép, őszi szél, hűség"),
+                                         ("cp1257", "Įlinkdama fechtuotojo špaga sublykčiojusi pragręžė"),
                                          ("cp1252", "Cœur à l'élève, œuvre, « guillemets »")])
 def test_a_page_whose_sample_reads_alike_in_two_charsets_is_read_by_all_of_it(codec, late):
     """Its first 64 KiB (what detection reads) holds only letters windows-1250
     and windows-1252 share, é and ó: the guess could be either. Named
     windows-1252 (a review), a Polish page lost its letters past the sample;
-    named windows-1250 (before), a French one did. The page's lines beyond
-    ASCII decide now (found in review, 2026-11-28)."""
+    named windows-1250 (before), a French one did. The lines they read
+    otherwise decide now, by detection's first guess among them (the
+    windows-1252 tie rule there read Hungarian's ő as õ); found in review,
+    2026-11-28."""
     head = "<html><body>" + ("<p>lorem ipsum dolor café résumé ósmy</p>\n" * 2000)[:70000]
-    page = head + ("<p>" + late + "</p>\n") * 100 + "</body></html>"
+    page = head + ("<p>" + late + "</p>\n") * 3000 + "</body></html>"  # (over 64 KiB of them too)
     decoded, used, source = decode_html(page.encode(codec))
     assert (decoded, used, source) == (page, codec, "detected")
 

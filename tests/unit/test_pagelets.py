@@ -120,6 +120,7 @@ def test_invisible_content_is_neither_pagelet_text_nor_links():
 <i class="d-none d-inline-flex">loses to d-none</i><b class="hidden !flex">important alone</b>
 <i class="hidden before:block">pseudo element</i><i class="hidden [&>li]:block">its children</i>
 <b class="hidden [.menu-open_&]:block">ancestor state</b><b class="hidden [&:has(>input:checked)]:flex">checkbox state</b>
+<b class="hidden [&:has(:not(.a)>b)]:block">deep has</b><b class="hidden [&[data-x=a_b]]:block">data value</b>
 <select><option>Country A</option><option>Country B</option></select></body></html>"""
     text = " ".join(p.text for p in _partition(html))
     # (a variant that only colours or underlines shows nothing again: it did before 2026-11-28)
@@ -128,7 +129,7 @@ def test_invisible_content_is_neither_pagelet_text_nor_links():
         assert gone not in text
     for kept in ("Visible article", "N1", "wide screens", "only starts with", "found in page", "dropdown item",
                  "important", "v4 important", "inline table", "arbitrary", "opened", "important alone",
-                 "ancestor state", "checkbox state"):
+                 "ancestor state", "checkbox state", "deep has", "data value"):
         assert kept in text
     parsed = PageParser(PageConfig()).parse("http://h.example/", html)
     assert [link.dst_url for link in parsed.links] == ["http://h.example/n1"]

@@ -149,3 +149,7 @@ def test_hosts_and_userinfo_as_browsers_write_them():
                  "a\ufe37b.example", "a\x01b.example"):  # (a fourth review: '{' after IDNA, and a control)
         assert normalize_url(f"http://{host}/") is None, host
     assert normalize_url("http://[2001:DB8::1]:8080/x") == "http://[2001:db8::1]:8080/x"
+    # an IPv6 literal is checked as one (a fifth review: urlsplit checks the first [...], here in the
+    # user, and a zone id lost its dot, each giving a URL url_host raised on)
+    assert normalize_url("http://[::1]@[a:b]/") is None
+    assert normalize_url("http://[::1%.]/") == "http://[::1%.]/"
