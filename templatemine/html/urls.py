@@ -98,9 +98,15 @@ def normalize_url(url: str, strip_index: bool = True) -> str | None:
         if scheme not in _DEFAULT_PORTS:
             return None
         host = parts.hostname or ""
-        ipv6 = ":" in host  # (an ASCII hostname holds ':' only as a bracketed literal)
-        if ipv6:  # checked here: urlsplit checks the first [...] of the netloc, which may be in the user
-            ipaddress.IPv6Address(host)  # (a zone id allowed; raises ValueError)
+        # a bracketed host must be an IPv6 literal (a zone id allowed: IPv6Address raises ValueError
+        # otherwise); urlsplit checks the first [...] of the netloc, which may be in the user
+        # ('[::1]@[evil.example]' came out as a link to evil.example; found in review)
+        bracketed = parts.netloc.rpartition("@")[2]
+        ipv6 = bracketed.startswith("[")
+        if ipv6:
+            ipaddress.IPv6Address(host)
+        elif "[" in bracketed or "]" in bracketed:
+            return None
         else:
             host = host.rstrip(".")
         if host and not host.isascii():  # www.bücher.de is www.xn--bcher-kva.de, as crawlers record it (IDNA)

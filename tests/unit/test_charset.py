@@ -141,10 +141,14 @@ def test_an_undeclared_cjk_page_longer_than_the_sample_is_decoded_wherever_it_is
     decoded = set()
     for pad in range(3):  # one of them puts a character across byte 65,536
         html = "<html><body>\n" + "x" * pad + "".join(f"<p>{text} {i}</p>\n" for i in range(1200)) + "</body></html>\n"
-        data = html.encode(codec)
-        assert len(data) > 65536
-        got, _, source = decode_html(data)
-        decoded.add((got == html, source))
+        # and a page whose sample has no safe end in its second half: one short line, then text with
+        # no byte below 0x30 (the sample was its first seven bytes; found in a sixth review)
+        long_line = "<html>\n" + "x" * pad + "<p>" + text.replace(" ", "") * 1500
+        for page in (html, long_line):
+            data = page.encode(codec)
+            assert len(data) > 65536
+            got, _, source = decode_html(data)
+            decoded.add((got == page, source))
     assert decoded == {(True, "detected")}
 
 

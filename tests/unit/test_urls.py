@@ -152,4 +152,6 @@ def test_hosts_and_userinfo_as_browsers_write_them():
     # an IPv6 literal is checked as one (a fifth review: urlsplit checks the first [...], here in the
     # user, and a zone id lost its dot, each giving a URL url_host raised on)
     assert normalize_url("http://[::1]@[a:b]/") is None
+    for host in ("[evil.example]", "[1.2.3.4]", "[v1.x]"):  # (a sixth review: unbracketed into a host)
+        assert normalize_url(f"http://[::1]@{host}/") is None and normalize_url(f"http://{host}/") is None
     assert normalize_url("http://[::1%.]/") == "http://[::1%.]/"
