@@ -4,19 +4,22 @@ Order, as browsers do it (WHATWG "encoding sniffing"): byte-order mark, then the
 HTTP Content-Type charset, then a `<meta>` declaration in the first 4 KiB (its
 `charset`, or `content` with `http-equiv="content-type"`), then
 detection (UTF-8 first, strict or with a few bad bytes among more good ones
-beyond ASCII, then charset-normalizer on the first 64 KiB, its guesses limited
-to the WHATWG encodings and its near ties between Latin code pages going to
-windows-1252; where the guess could be several charsets and the page is
-longer, the lines they read otherwise decide among them: `_whole_page`).
+beyond ASCII, then charset-normalizer on up to the first 64 KiB, ended at a
+safe byte (`_sample`), its guesses limited to the WHATWG encodings (windows-1252
+where it offers none of them) and its near ties between Latin code pages going
+to windows-1252 (`_detected`); where the guess could be several charsets and
+the page is longer, the lines they read otherwise decide among them:
+`_whole_page`).
 Labels are mapped the
 WHATWG way: ISO-8859-1, Latin-1 and US-ASCII mean windows-1252 (the xmlsoft-era
 pages labelled ISO-8859-1 use its 0x80-0x9F punctuation), GB2312/GBK mean
 GB18030, Shift_JIS means its Windows superset cp932.
 
 A declared charset that does not fit the bytes (more than `MAX_BAD_FRACTION` of
-characters undecodable, or UTF-16/32 declared for bytes without a NUL in their
-first KiB) is not trusted: the next source is tried; nor is a detected
-UTF-16/32 for such bytes. A payload is
+characters undecodable, text mostly control characters, or UTF-16/32 declared
+in the header for bytes without a NUL in their first KiB; in a `<meta>`, which
+UTF-16 markup could not be read to find, never) is not trusted: the next
+source is tried; nor is a detected UTF-16/32 for such bytes. A payload is
 *undecodable* when no source yields text with few enough bad characters, or the
 text is mostly control characters (binary served as HTML).
 """
@@ -181,37 +184,10 @@ def decode_html(payload: bytes, content_type: str | None = None) -> tuple[str, s
                 return _checked(text, codec, source)
             except UndecodableError:  # a wrong label (cp037 on an ASCII page reads as controls): the next source
                 continue
-    from charset_normalizer import from_bytes  # imported lazily: the slow path
-
-    sample = _sample(payload)
-    if len(sample) == _SAMPLE < len(payload) and b"\x00" not in sample[:1024]:
-        # no safe end in its second half (rare: 32 KiB with no space, '/' or line end): cut at 0 to 3
-        # bytes less, one of which ends a character in a two-, three- or four-byte charset, and keep
-        # the guesses of the cut that reads with the least chaos
-        tries = [guesses for k in range(4) if (guesses := list(from_bytes(sample[:_SAMPLE - k])))]
-        guesses = min(tries, key=lambda found: found[0].chaos, default=[])
-    else:
-        guesses = list(from_bytes(sample))
-    if _no_wide_markup(payload):  # no UTF-16/32 guess for bytes with no NUL, as for a label (a Shift_JIS
-        # page with NEC symbols, ①, was guessed utf_16_be alone and read as CJK-looking junk: undecodable now)
-        guesses = [m for m in guesses if not (codec_for(m.encoding) or "").startswith(("utf-16", "utf-32"))]
-    # only charsets a browser has (charset-normalizer also offers DOS and other
-    # code pages no page is served in: a windows-1252 page came out as cp775),
-    # by any name a guess could be (EUC-JP comes as euc_jis_2004, which could be
-    # euc_jp: taken by its own name alone, an EUC-JP page was read as gb18030;
-    # found in review), decoded in that web charset (windows-1252 first among the
-    # names: the sample reads alike in all of them; `_whole_page` looks past it)
-    web, alike = {}, {}
-    for m in guesses:
-        names = list(dict.fromkeys(c for c in map(codec_for, [m.encoding, *m.could_be_from_charset])
-                                   if c in _WEB_CODECS))
-        web[id(m)] = "cp1252" if "cp1252" in names else names[0] if names else None
-        alike[id(m)] = names
-    best = _with_cp1252_ties([m for m in guesses if web[id(m)]] or guesses)
-    if best is not None:
-        codec = web[id(best)] or codec_for(best.encoding) or best.encoding
-        if len(payload) > _SAMPLE and len(alike[id(best)]) > 1:
-            codec = _whole_page(payload, alike[id(best)], codec)
+    codec, names = _detected(payload)
+    if codec is not None:
+        if len(payload) > _SAMPLE and len(names) > 1:
+            codec = _whole_page(payload, names, codec)
         text = _try(payload, codec)
         if text is not None:
             return _checked(text, codec, "detected")
@@ -221,36 +197,81 @@ def decode_html(payload: bytes, content_type: str | None = None) -> tuple[str, s
 _SAMPLE = 65536  # the bytes detection reads
 
 
-def _with_cp1252_ties(matches: list):
-    """The first of charset-normalizer's `matches` (None: none), or windows-1252
-    where it ties with it: ties are common between single-byte Latin code
-    pages, and windows-1252 is the web's most used legacy encoding and the
-    WHATWG default. A tie: no more chaos than the first's but for 0.02
-    (French in windows-1252 reads with none as cp1257 and 0.016 as itself; the
-    window was 0.005, found in review), a language no less coherent but for 0.01."""
-    best = matches[0] if matches else None
-    for m in matches[1:]:
-        if m.encoding == "cp1252" and m.chaos <= best.chaos + 0.02 and m.coherence >= best.coherence - 0.01:
-            return m
-    return best
+def _detected(payload: bytes) -> tuple[str | None, list[str]]:
+    """charset-normalizer's guess for the payload's sample (`_sample`), as a
+    web charset, and the web charsets that guess could be (the sample reads
+    alike in all of them). Only charsets a browser has, by any name a guess
+    could be: charset-normalizer also offers DOS and other code pages no page
+    is served in (a windows-1252 page came out as cp775), and names EUC-JP
+    euc_jis_2004 (taken by its own name alone, an EUC-JP page was read as
+    gb18030). Among those names windows-1252 first, and near ties go to it
+    (`_with_cp1252_ties`). No UTF-16/32 for bytes without a NUL in their first
+    KiB, as for a label (a Shift_JIS page with NEC symbols, ①, was guessed
+    utf_16_be alone and read as CJK-looking junk: undecodable now). Where
+    every guess is some other charset, windows-1252, the WHATWG default (Johab,
+    guessed for a short French page, swallowed its '<'s). Found in review."""
+    from charset_normalizer import from_bytes  # imported lazily: the slow path
+
+    wide = not _no_wide_markup(payload)
+    sample, safe = _sample(payload)
+
+    def read(part: bytes) -> tuple[list, bool]:
+        guesses, other = [], False
+        for m in from_bytes(part):
+            names = [c for c in dict.fromkeys(map(codec_for, [m.encoding, *m.could_be_from_charset]))
+                     if c in _WEB_CODECS and (wide or not c.startswith(("utf-16", "utf-32")))]
+            if names:
+                guesses.append((m, ["cp1252", *(n for n in names if n != "cp1252")] if "cp1252" in names else names))
+            other = other or not (codec_for(m.encoding) or "").startswith(("utf-16", "utf-32"))
+        return guesses, other
+
+    if safe:
+        guesses, other = read(sample)
+    else:  # no safe end (rare: 32 KiB with no space, '/' or line end): cut at 0 to 3 bytes less, one of which
+        # ends a character in a two-, three- or four-byte charset, and keep the cut that reads with least chaos
+        tries = [read(sample[:len(sample) - k]) for k in range(4)]
+        guesses, other = min(tries, key=lambda t: t[0][0][0].chaos if t[0] else 2.0)
+        other = other or any(t[1] for t in tries)
+    if not guesses:
+        return ("cp1252", ["cp1252"]) if other else (None, [])
+    names = _with_cp1252_ties(guesses)
+    return names[0], names
 
 
-def _sample(payload: bytes) -> bytes:
+def _with_cp1252_ties(guesses: list) -> list[str]:
+    """The charsets of the first of `guesses` ((match, web names) pairs, best
+    first), or windows-1252's where a guess in it ties with the first: ties
+    are common between single-byte Latin code pages, and windows-1252 is the
+    web's most used legacy encoding and the WHATWG default. A tie: no more
+    chaos than the first's but for 0.02 (French in windows-1252 reads with none
+    as cp1257 and 0.016 as itself; the window was 0.005, found in review), a
+    language no less coherent but for 0.01."""
+    (best, names), *rest = guesses
+    for m, other in rest:
+        if other[0] == "cp1252" and m.chaos <= best.chaos + 0.02 and m.coherence >= best.coherence - 0.01:
+            return other
+    return names
+
+
+def _sample(payload: bytes) -> tuple[bytes, bool]:
     """The first 64 KiB, for detection, ended after a line end (or another byte
-    below 0x30) where the payload goes on: cut inside a multi-byte character,
-    an undeclared EUC-KR, GB18030, Shift_JIS, EUC-JP or Big5 page longer than
-    that was undecodable (found in review; their lead and trail bytes are all
-    0x30 or above). Only in its second half (a first short line then one long
-    one made a sample of seven bytes; found in review): else whole. Wide
-    (UTF-16/32) bytes are cut as they come."""
+    below 0x30) in its second half where the payload goes on: cut inside a
+    multi-byte character, an undeclared EUC-KR, GB18030, Shift_JIS, EUC-JP or
+    Big5 page longer than that was undecodable (their lead and trail bytes are
+    all 0x30 or above), and a cut in its first half (a short first line, then
+    one long one) made a sample of seven bytes; found in review. Wide
+    (UTF-16/32) bytes are cut as they come. And whether the end is safe
+    (False: no such byte in its second half)."""
     head = payload[:_SAMPLE]
     if len(payload) <= _SAMPLE or b"\x00" in head[:1024]:
-        return head
+        return head, True
     end = head.rfind(b"\n", _SAMPLE // 2) + 1
     if not end:
         below = _LAST_LOW_BYTE.search(head, _SAMPLE // 2)
-        end = below.start() + 1 if below else _SAMPLE
-    return head[:end]
+        if below is None:
+            return head, False
+        end = below.start() + 1
+    return head[:end], True
 
 
 _LAST_LOW_BYTE = re.compile(rb"[\x00-\x2f][\x30-\xff]*\Z")
@@ -260,10 +281,12 @@ _SCAN_LIMIT = 1 << 20  # bytes of a page `_whole_page` looks through for lines t
 def _whole_page(payload: bytes, names: list[str], codec: str) -> str:
     """Which of `names` (charsets the detection sample reads alike in) the whole
     page is in: detection again, among them only, over the lines they read
-    otherwise (up to 64 KiB of them, in the page's first MiB); `codec` where
-    there are none or that says nothing. Its first guess, not the windows-1252
-    tie rule: there windows-1250 and -1252 tie on Hungarian's ő and ű. (A
-    Polish windows-1250 page whose first 64 KiB held only letters windows-1252
+    otherwise (whole lines up to 64 KiB, in the page's first MiB; the first
+    cut short if it alone is longer); `codec` where there are none or that
+    says nothing. Its first guess, not the windows-1252 tie rule (there
+    windows-1250 and -1252 tie on Hungarian's ő and ű), except that a tie does
+    not go to a rarely served Latin code page (`_RARELY_SERVED`). (A Polish
+    windows-1250 page whose first 64 KiB held only letters windows-1252
     shares, é and ó, was read as windows-1252 to its end; found in review.)"""
     from charset_normalizer import from_bytes
 

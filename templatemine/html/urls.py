@@ -6,6 +6,9 @@ sides are normalised the same way, so every URL goes through `normalize_url`.
 
 What is normalised (and why):
 - scheme and host lower-cased, trailing dot of the host dropped (DNS-equal);
+- a host beyond ASCII in its IDNA form as browsers write it (UTS #46, not
+  transitional: `faß.de` is `xn--fa-hia.de`), an IPv6 literal compressed;
+- a user or password percent-encoded, an empty one left out;
 - default port dropped (`:80` for http, `:443` for https);
 - fragment dropped (same document);
 - empty path becomes `/`; dot segments removed (RFC 3986 5.2.4);
@@ -20,6 +23,9 @@ What is normalised (and why):
   (`\\\\\\host`, `///host`) stay on the page's host, where WHATWG skips them
   all and takes `host` as the host.
 The query string is kept as is: parameter order can change what a server returns.
+No URL (None) for a host holding a character no host may hold, before or after
+IDNA (a control, a space, `<`, a full-width bracket), or for a bracketed host
+that is not an IPv6 literal with at most a port after it.
 """
 
 from __future__ import annotations
@@ -41,6 +47,7 @@ _USERINFO_SAFE = "!$%&'()*+,;=~-._"  # (WHATWG's userinfo set encodes ';' and '=
 _WS = re.compile(r"[\t\n\r]")
 # no host holds these: WHATWG's forbidden host code points (C0 controls, space, # / : < > ? @ [ \ ] ^ |,
 # DEL) and " ` { }, which this module refused in a host before ('%' is kept: a host written so stays one key)
+_BRACKETED_HOST = re.compile(r"\[[^\]]*\](?::[0-9]*)?")
 _FORBIDDEN_HOST = re.compile(r"[\x00-\x20\"#/:<>?@\[\\\]^`{|}\x7f]")
 _HTTP_PREFIX = re.compile(r"https?:", re.IGNORECASE)
 
@@ -103,8 +110,11 @@ def normalize_url(url: str, strip_index: bool = True) -> str | None:
         # ('[::1]@[evil.example]' came out as a link to evil.example; found in review)
         bracketed = parts.netloc.rpartition("@")[2]
         ipv6 = bracketed.startswith("[")
-        if ipv6:
-            ipaddress.IPv6Address(host)
+        if ipv6:  # nothing but a port after it (urllib dropped '[::1]evil.example' to [::1]), written
+            # compressed as browsers write it ([::0001] and [::1] one host); a seventh review
+            if not _BRACKETED_HOST.fullmatch(bracketed):
+                return None
+            host = str(ipaddress.IPv6Address(host))
         elif "[" in bracketed or "]" in bracketed:
             return None
         else:
@@ -212,9 +222,10 @@ class LinkResolver:
     Template links repeat on every page of a site, so most resolutions are
     cache hits. Keys are chosen so that equal answers share an entry: an
     absolute href is resolved once whatever the page, a root-relative one once
-    per origin, a relative one once per base directory (the whole base only
-    for empty or query-only references). Relative references are resolved
-    here without urllib (RFC 3986 5.2 on an already normalised base); a unit
+    per origin, a relative one once per base directory (the whole base for
+    empty or query-only references; what urllib reads its own way, a `;`, an
+    empty segment, a backslash or a scheme, goes to `resolve_link` itself).
+    Relative references are resolved here without urllib (RFC 3986 5.2 on an already normalised base); a unit
     test checks the result equals `resolve_link`. Memory is bounded by
     `max_entries` (the cache is dropped when full)."""
 

@@ -128,6 +128,18 @@ def test_detection_reads_no_utf16_without_nuls():
         decode_html(page)
 
 
+@pytest.mark.parametrize("codec, text", [("cp1252", "avant l'été"), ("koi8-r", "Вчера в Москве")])
+def test_a_short_page_detection_reads_in_no_web_charset_is_windows_1252(codec, text):
+    """charset-normalizer guessed Johab or Shift_JIS_2004 alone for such short
+    pages: read in them, the French title swallowed its '</title>' (a seventh
+    review). Where no guess is a web charset, windows-1252, the WHATWG default:
+    right for the first, and the markup intact for both."""
+    html = f"<html><head><title>{text}</title></head><body><p>x</p></body></html>"
+    decoded, codec_used, source = decode_html(html.encode(codec))
+    assert (codec_used, source) == ("cp1252", "detected") and decoded.count("<") == html.count("<")
+    assert (decoded == html) == (codec == "cp1252")
+
+
 @pytest.mark.parametrize("codec", ["cp949", "gb18030", "cp932", "euc_jp", "big5"])
 def test_an_undeclared_cjk_page_longer_than_the_sample_is_decoded_wherever_it_is_cut(codec):
     """Detection reads the first 64 KiB: cut inside a two-byte character, the

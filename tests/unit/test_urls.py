@@ -155,3 +155,7 @@ def test_hosts_and_userinfo_as_browsers_write_them():
     for host in ("[evil.example]", "[1.2.3.4]", "[v1.x]"):  # (a sixth review: unbracketed into a host)
         assert normalize_url(f"http://[::1]@{host}/") is None and normalize_url(f"http://{host}/") is None
     assert normalize_url("http://[::1%.]/") == "http://[::1%.]/"
+    # nothing after the literal but a port, and the literal written compressed (a seventh review)
+    assert normalize_url("http://[::1]evil.example/") is None and normalize_url("http://[::1]x:8080/") is None
+    assert normalize_url("http://[::0001]/") == normalize_url("http://[0:0:0:0:0:0:0:1]/") == "http://[::1]/"
+    assert normalize_url("http://[FE80::1%25eth0]:8080/") == "http://[fe80::1%25eth0]:8080/"
