@@ -103,8 +103,8 @@ def run_priority(spark: SparkSession, out: str, config: DistillConfig = DistillC
         table = spark.read.parquet(output.staged(CRAWL_PRIORITY))
         stats = table.agg(F.count("*").alias("urls"), F.sum((~F.col("crawled")).cast("int")).alias("uncrawled"),
                           F.sum(((F.col("content_citing_pages") == 0)).cast("int")).alias("template_only")).first()
-        top = [r.asDict() for r in table.where(~F.col("crawled")).orderBy(F.desc("priority"), F.desc("content_citing_sites"), "url").limit(10)
-               .collect()]
+        top = [r.asDict() for r in table.where(~F.col("crawled"))
+               .orderBy(F.desc("priority"), F.desc("content_citing_sites"), "url").limit(10).collect()]
     except BaseException:
         output.cleanup()
         raise

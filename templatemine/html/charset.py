@@ -58,7 +58,8 @@ _WEB_CODECS = frozenset(
     + [f"iso8859-{n}" for n in (2, 3, 4, 5, 6, 7, 8, 10, 13, 14, 15, 16)] + [f"cp{n}" for n in range(1250, 1259)])
 # a <meta> tag, and its attributes (name, value), as the WHATWG prescan reads them
 _META_TAG = re.compile(rb"<meta[\t\n\f\r /]((?:[^>\"']|\"[^\"]*\"|'[^']*')*)", re.IGNORECASE)
-_ATTRIBUTE = re.compile(rb"""([^\t\n\f\r /=>][^\t\n\f\r /=>]*)(?:[\t\n\f\r ]*=[\t\n\f\r ]*("[^"]*"|'[^']*'|[^\t\n\f\r >]+))?""")
+_ATTRIBUTE = re.compile(rb"""([^\t\n\f\r /=>][^\t\n\f\r /=>]*)"""
+                        rb"""(?:[\t\n\f\r ]*=[\t\n\f\r ]*("[^"]*"|'[^']*'|[^\t\n\f\r >]+))?""")
 _LABEL = re.compile(rb"([a-zA-Z0-9_:.\-]+)")
 _CHARSET_LABEL = re.compile(rb"""charset[\t\n\f\r ]*=[\t\n\f\r ]*["']?[\t\n\f\r ]*([a-zA-Z0-9_:.\-]+)""", re.IGNORECASE)
 _HEADER_CHARSET = re.compile(r"""charset\s*=\s*["']?([^"';\s,]+)""", re.IGNORECASE)

@@ -89,8 +89,8 @@ def _outside_groups(selector: str) -> str:
     return "".join(kept)
 # Bootstrap's display classes (all !important), at a breakpoint or not; `d-none`
 # comes last in its CSS, so beside it only the breakpoint ones show anything
-_BOOTSTRAP_DISPLAY = re.compile(r"d-(?:(sm|md|lg|xl|xxl)-)?(?:inline|inline-block|block|grid|inline-grid|table|table-row"
-                                r"|table-cell|flex|inline-flex)")
+_BOOTSTRAP_DISPLAY = re.compile(r"d-(?:(sm|md|lg|xl|xxl)-)?(?:inline|inline-block|block|grid|inline-grid|table"
+                                r"|table-row|table-cell|flex|inline-flex)")
 
 
 def _variant_parts(c: str) -> list[str]:

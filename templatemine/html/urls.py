@@ -45,9 +45,9 @@ _INDEX_FILES = ("index.html", "index.htm")
 _SAFE = "!#$%&'()*+,/:;=?@[]~-._"
 _USERINFO_SAFE = "!$%&'()*+,;=~-._"  # (WHATWG's userinfo set encodes ';' and '=' too; kept here as written)
 _WS = re.compile(r"[\t\n\r]")
+_BRACKETED_HOST = re.compile(r"\[[^\]]*\](?::[0-9]*)?")  # an IPv6 literal's brackets, then a port at most
 # no host holds these: WHATWG's forbidden host code points (C0 controls, space, # / : < > ? @ [ \ ] ^ |,
 # DEL) and " ` { }, which this module refused in a host before ('%' is kept: a host written so stays one key)
-_BRACKETED_HOST = re.compile(r"\[[^\]]*\](?::[0-9]*)?")
 _FORBIDDEN_HOST = re.compile(r"[\x00-\x20\"#/:<>?@\[\\\]^`{|}\x7f]")
 _HTTP_PREFIX = re.compile(r"https?:", re.IGNORECASE)
 
@@ -225,9 +225,10 @@ class LinkResolver:
     per origin, a relative one once per base directory (the whole base for
     empty or query-only references; what urllib reads its own way, a `;`, an
     empty segment, a backslash or a scheme, goes to `resolve_link` itself).
-    Relative references are resolved here without urllib (RFC 3986 5.2 on an already normalised base); a unit
-    test checks the result equals `resolve_link`. Memory is bounded by
-    `max_entries` (the cache is dropped when full)."""
+    Relative references are resolved here without urllib (RFC 3986 5.2 on an
+    already normalised base); a unit test checks the result equals
+    `resolve_link`. Memory is bounded by `max_entries` (the cache is dropped
+    when full)."""
 
     def __init__(self, strip_index: bool = True, max_entries: int = 200_000):
         self.strip_index = strip_index
