@@ -37,7 +37,7 @@ from templatemine.config import DistillConfig
 from templatemine.graph import CONFIGS, DOM_CONFIGS
 from templatemine.graph.hits import hits
 from templatemine.graph.query import match_column, parse_query, term_columns
-from templatemine.tables.output import path_exists, require_tables
+from templatemine.tables.output import require_tables
 
 NO_PAGELET = -1  # LINKS.pagelet_ordinal of a link in no pagelet
 
@@ -56,20 +56,17 @@ def read_tables(spark: SparkSession, out: str,
     the report does; before 2026-11-27 they saw the site-level templates alone
     (found in review: of the links clean removes, 597 on the demo output and
     1,193 on news/cleanportaleval still counted as content citations)."""
-    from templatemine.templates.stage import current_judgement, removed_pagelets
+    from templatemine.templates.stage import current_judgement, judged_alone, no_members, removed_pagelets
 
     out = out.rstrip("/")
     judged = current_judgement(spark, out) if "template_pagelets" in names else None
-    # an output judged page by page with no site-level run has no template_pagelets:
-    # the model alone decides, as in clean (the graph commands refused it; found in review)
-    alone = judged is not None and not path_exists(spark, f"{out}/template_pagelets")
+    # judged alone, the model decides, as in clean (the graph commands refused it; found in review)
+    alone = judged_alone(spark, out, judged)
     wanted = tuple(n for n in names if not (alone and n == "template_pagelets"))
     require_tables(spark, out, wanted, "the graph commands")
     tables = {name: spark.read.parquet(f"{out}/{name}") for name in wanted}
     if judged is not None:
-        members = judged.select("page_key", F.lit(0).alias("ordinal"),
-                                F.lit(None).cast("long").alias("template_id")).limit(0) if alone \
-            else tables["template_pagelets"]
+        members = no_members(spark) if alone else tables["template_pagelets"]
         tables["template_pagelets"] = removed_pagelets(members, judged)
     return tables
 

@@ -167,13 +167,10 @@ def run_clean(spark: SparkSession, out: str, progress: Callable[[str], None] = p
     output = RunOutput(spark, out, new_run_id())
     detected = json.loads(output.read_text(output.final("detect.json")) or "{}")
     judged = _page_level(spark, output, out, detected, progress)
-    # an output judged page by page with no site-level run (`pagelevel --pagelevel page`
-    # after extract) is cleaned by the model alone: it needs no template_pagelets
-    alone = judged is not None and not path_exists(spark, output.final(TEMPLATE_PAGELETS))
+    alone = judged_alone(spark, out, judged)
     require_tables(spark, out, ("pages", "pagelets", "links", *(() if alone else (TEMPLATE_PAGELETS,))), "clean")
     pages, pagelets, links = (_read(spark, out, n) for n in ("pages", "pagelets", "links"))
-    members = (pagelets.select("page_key", "ordinal", F.lit(None).cast("long").alias("template_id")).limit(0)
-               if alone else _read(spark, out, TEMPLATE_PAGELETS))
+    members = no_members(spark) if alone else _read(spark, out, TEMPLATE_PAGELETS)
     progress(f"clean: removing template pagelets from pages and links in {out}")
     try:
         cleaned = clean_pages(pages, pagelets, members)
@@ -242,6 +239,18 @@ def removed_pagelets(members: DataFrame, judged: DataFrame | None) -> DataFrame:
     model = judged.select("page_key", F.explode("template_pagelets").alias("ordinal")) \
         .join(site, ["page_key", "ordinal"], "left_anti").withColumn("template_id", F.lit(None).cast("long"))
     return site.unionByName(model)
+
+
+def judged_alone(spark: SparkSession, out: str, judged: DataFrame | None) -> bool:
+    """An output judged page by page with no site-level run (`pagelevel
+    --pagelevel page` after extract): the model alone decides what clean
+    removes (and what the graph commands leave out), with no template_pagelets."""
+    return judged is not None and not path_exists(spark, f"{out.rstrip('/')}/{TEMPLATE_PAGELETS}")
+
+
+def no_members(spark: SparkSession) -> DataFrame:
+    """The site-level template memberships of an output `judged_alone`: none."""
+    return spark.createDataFrame([], "page_key long, ordinal int, template_id long")
 
 
 def current_judgement(spark: SparkSession, out: str, progress: Callable[[str], None] = lambda _m: None):

@@ -371,17 +371,27 @@ def _payload_record(data: bytes, fmt: str | None, to_end: bool = False) -> int |
     of records runs past its end (`_runs_past`), or the first bytes of a
     record's first line end it; None: none does. Linear: a start inside a
     chain already walked starts none."""
-    get = lambda p, n: data[p:p + n]  # noqa: E731
-    walked = -1
-    for m in _LINE_NEEDLES[fmt].finditer(data):
-        i = m.start() + 1
-        if i <= walked or not _is_record_start(data[i:i + 4096], fmt):
-            continue
-        hit, walked = _runs_past(get, i, len(data), fmt, to_end)
-        if hit:
-            return i
+    starts = (m.start() + 1 for m in _LINE_NEEDLES[fmt].finditer(data)
+              if _is_record_start(data[m.start() + 1:m.start() + 4097], fmt))
+    found = _first_running_past(starts, lambda p, n: data[p:p + n], len(data), fmt, to_end)
+    if found is not None:
+        return found
     last = data.rfind(b"\n") + 1
     return last if 0 < last < len(data) and _cut_record_line(data[last:], fmt) else None
+
+
+def _first_running_past(starts: Iterator[int], get, end: int, fmt: str | None, to_end: bool,
+                        lands: bool = False) -> int | None:
+    """The first of `starts` (record starts, in order) whose chain of records
+    runs past `end` (`_runs_past`); None: none. Linear: a start inside a chain
+    already walked starts none."""
+    walked = -1
+    for at in starts:
+        if at > walked:
+            hit, walked = _runs_past(get, at, end, fmt, to_end, lands)
+            if hit:
+                return at
+    return None
 
 
 _BLOCK_IN_MEMORY = 64 << 20  # a block searched for swallowed records is read into memory up to this size
@@ -517,17 +527,12 @@ def _records(path, it, state: _Reading, max_payload_bytes: int, base: int = 0, n
         unended = None
         swallowed, resume = kind == _CUT, position + 1
         if kind != _CUT and plain is not None:
-            get = _block_reader(plain, position, end)
-            walked = -1
-            for at in _starts_within(plain, position + 1, end, state.fmt):
-                if at <= walked:
-                    continue  # inside a chain already walked: it starts none
-                hit, walked = _runs_past(get, at, end, state.fmt, to_end=bool(kind), lands=True)
-                if hit:
-                    swallowed, resume = True, at
-                    why = f"{why or _SWALLOWED}; a record starts inside it, at byte {at}"
-                    break
-            if not swallowed:
+            at = _first_running_past(_starts_within(plain, position + 1, end, state.fmt),
+                                     _block_reader(plain, position, end), end, state.fmt, bool(kind), lands=True)
+            if at is not None:
+                swallowed, resume = True, at
+                why = f"{why or _SWALLOWED}; a record starts inside it, at byte {at}"
+            else:
                 resume = end  # (past any record its block quotes)
                 why += "; nothing after it lost" if kind else ""
         elif kind != _CUT and pending.payload is not None and _payload_is_block_tail(rec):
