@@ -19,6 +19,7 @@ from __future__ import annotations
 import glob
 import gzip
 import os
+import re
 import zlib
 from dataclasses import dataclass
 from typing import BinaryIO
@@ -26,6 +27,12 @@ from urllib.parse import urlsplit
 
 ARCHIVE_SUFFIXES = (".warc", ".warc.gz", ".arc", ".arc.gz")
 REMOTE_SCHEMES = ("hdfs", "s3a", "s3", "s3n", "gs", "abfs", "abfss")
+
+
+def archive_name(path: str) -> bool:
+    """True for a file named as an archive, in any case (`X.WARC.GZ` was read when
+    named but skipped in a folder)."""
+    return path.lower().endswith(ARCHIVE_SUFFIXES)
 
 
 class InputError(ValueError):
@@ -82,8 +89,15 @@ def sniff_archive(head: bytes) -> bool:
     return _starts_record(head)
 
 
+_WARC_VERSION = re.compile(rb"WARC/[0-9.]*(?:\r?\n|\Z)")  # \Z: a head cut inside the line
+
+
 def _starts_record(data: bytes) -> bool:
-    if data.startswith((b"WARC/", b"filedesc://")):
+    """A WARC version line or an ARC file's first record. Only a version line: a
+    manifest whose first entry is `WARC/CC-2024-a.warc.gz` (paths under a folder
+    named WARC) was taken for an archive, read as malformed records and never
+    read its entries."""
+    if data.startswith(b"filedesc://") or _WARC_VERSION.match(data):
         return True
     if data[:4] not in (b"http", b"dns:"):
         return False
@@ -153,14 +167,14 @@ def _remote_listing(path: str, manifest_depth: int, missing: list[str] | None = 
     if info.type == fs.FileType.NotFound:
         raise NotFound(path)
     if info.type == fs.FileType.File:
-        if path.endswith(ARCHIVE_SUFFIXES):
+        if archive_name(path):
             return [InputFile(path, info.size)]
         return _remote_file(path, filesystem, inner, info.size, manifest_depth, missing)
     prefix = path.rstrip("/")
     found = filesystem.get_file_info(fs.FileSelector(inner, recursive=True))
     files = sorted(
         (InputFile(f"{prefix}/{f.path[len(inner.rstrip('/')) + 1:]}", f.size) for f in found
-         if f.type == fs.FileType.File and f.path.endswith(ARCHIVE_SUFFIXES)),
+         if f.type == fs.FileType.File and archive_name(f.path)),
         key=lambda f: f.path,
     )
     if not files:  # as for a local folder: an empty run would replace OUT's tables with empty ones
@@ -197,13 +211,22 @@ def _local(path: str, manifest_depth: int, missing: list[str] | None = None) -> 
         matches = sorted(glob.glob(plain, recursive=True))
         if not matches:
             raise InputError(f"no file matches {path}")
-        return [f for m in matches for f in _local(m, manifest_depth)]
+        return [f for m in matches for f in _local(m, manifest_depth, missing)]
     if not os.path.exists(plain):
         raise NotFound(path)
     if os.path.isdir(plain):
         files = []
-        for dirpath, _, names in os.walk(plain):
-            files.extend(os.path.join(dirpath, n) for n in names if n.endswith(ARCHIVE_SUFFIXES))
+        walked: set[str] = set()
+        # symlinked folders are followed, as a glob follows them (a crawl's monthly
+        # folders linked in from other disks were skipped without a word); each real
+        # folder once, so a link back up ends the walk
+        for dirpath, dirnames, names in os.walk(plain, followlinks=True):
+            real = os.path.realpath(dirpath)
+            if real in walked:
+                dirnames[:] = []
+                continue
+            walked.add(real)
+            files.extend(os.path.join(dirpath, n) for n in names if archive_name(n))
         if not files:
             raise InputError(f"no .warc/.warc.gz/.arc/.arc.gz files under {path}")
         return [InputFile(f, os.path.getsize(f)) for f in sorted(files)]
@@ -214,7 +237,7 @@ def _local(path: str, manifest_depth: int, missing: list[str] | None = None) -> 
         raise InputError(f"cannot read {path}: {exc.strerror}") from exc
     # named as an archive, it is one, empty or damaged as it may be (the reader says
     # what it holds): a crawler's cut-short .warc.gz is no manifest
-    if sniff_archive(head) or plain.endswith(ARCHIVE_SUFFIXES):
+    if sniff_archive(head) or archive_name(plain):
         return [InputFile(path, os.path.getsize(plain))]
     if manifest_depth > 0:
         raise InputError(f"{path} (listed in a manifest) is not a WARC/ARC file")
@@ -294,7 +317,7 @@ def _listed_folders(entries: list[str]) -> dict[str, int | None]:
 
     by_folder: dict[str, list[str]] = defaultdict(list)
     for entry in entries:
-        if is_remote(entry) and entry.endswith(ARCHIVE_SUFFIXES):
+        if is_remote(entry) and archive_name(entry):
             by_folder[entry.rsplit("/", 1)[0]].append(entry)
     sizes: dict[str, int | None] = {}
     listed = {folder: named for folder, named in by_folder.items() if len(named) >= LIST_MIN_ENTRIES}

@@ -119,3 +119,33 @@ def test_odd_but_real_inputs_found_in_review(tmp_path):
     (tmp_path / "link.warc.gz").symlink_to(crawl / "a.warc.gz")
     assert len(expand_inputs([str(crawl / "a.warc.gz"), str(tmp_path / "link.warc.gz")])) == 1
     assert _same_file("s3a://bucket/x.warc.gz") == _same_file("s3://bucket/x.warc.gz") != _same_file("hdfs://b/x")
+
+
+def test_folders_globs_and_manifests_found_in_the_eleventh_review(tmp_path):
+    """A folder's symlinked subfolders are walked, as a glob walks them (a crawl's
+    monthly folders linked from other disks were skipped without a word), each
+    real folder once (a link back up ends); `X.WARC.GZ` in a folder is read as it
+    is when named; a glob of nightly manifests keeps their gone entries no error;
+    a manifest whose first entry is `WARC/...` (a folder named WARC) is a manifest."""
+    top, elsewhere = tmp_path / "top", tmp_path / "elsewhere" / "2024"
+    top.mkdir()
+    elsewhere.mkdir(parents=True)
+    shutil.copy(sample("iana.warc.gz"), top / "a.warc.gz")
+    shutil.copy(sample("warcio-example.warc.gz"), elsewhere / "B.WARC.GZ")
+    (top / "2024").symlink_to(elsewhere)
+    (elsewhere / "up").symlink_to(top)  # a loop
+    got = [os.path.relpath(f.path, top) for f in expand_inputs([str(top)])]
+    assert got == ["2024/B.WARC.GZ", "a.warc.gz"]
+
+    lists = tmp_path / "lists"
+    lists.mkdir()
+    (lists / "n1.txt").write_text(f"{top / 'a.warc.gz'}\n{tmp_path / 'gone.warc.gz'}\n")
+    missing: list[str] = []
+    assert [os.path.basename(f.path) for f in expand_inputs([str(lists / "*.txt")], missing)] == ["a.warc.gz"]
+    assert missing == [str(tmp_path / "gone.warc.gz")]
+
+    (tmp_path / "WARC").mkdir()
+    shutil.copy(sample("iana.warc.gz"), tmp_path / "WARC" / "CC-a.warc.gz")
+    todo = tmp_path / "todo.txt"
+    todo.write_text("WARC/CC-a.warc.gz\n")
+    assert [os.path.basename(f.path) for f in expand_inputs([str(todo)])] == ["CC-a.warc.gz"]
