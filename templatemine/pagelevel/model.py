@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from dataclasses import asdict, dataclass, field, replace
 from itertools import compress
 from typing import Callable
@@ -40,7 +39,17 @@ from templatemine.warc.inputs import is_remote, local_path
 
 MODEL_JSON = "model.json"
 LATEST = "LATEST"  # in a model root: the name of the newest version directory
-DEFAULT_MODEL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "default_model.json")
+DEFAULT_MODEL = "default_model.json"  # package data of templatemine.pagelevel
+
+
+def _default_model() -> "PageModel":
+    """The shipped model, read as package data: a path beside __file__ could not be
+    opened when the package came in a zip (`spark-submit --py-files
+    templatemine.zip`), and run/pagelevel/nightly failed after extract and detect."""
+    from importlib import resources
+
+    text = resources.files(__package__).joinpath(DEFAULT_MODEL).read_text(encoding="utf-8")
+    return PageModel.from_json(text, f"templatemine/pagelevel/{DEFAULT_MODEL}")
 
 
 @dataclass(frozen=True)
@@ -188,7 +197,7 @@ def load_model(path: str = "", files: ModelFiles | None = None) -> PageModel:
     or a model.json; "" is the model shipped with the package. FILES reads a
     PATH that is not on local disk (a Spark session's: train.model_files)."""
     if not path:
-        return PageModel.load(DEFAULT_MODEL)
+        return _default_model()
     if files is None:
         if is_remote(path):
             raise ValueError(f"page-level model {path}: a model on {path.split('://')[0]}:// is read through a "
