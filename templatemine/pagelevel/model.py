@@ -258,6 +258,10 @@ class PageResult:
     unlikely_tokens: int = 0  # of template_tokens: in unlikely candidates, not removed by the site-level run
     outside_article_tokens: int = 0  # of template_tokens: outside the article, kept by everything before
     site_template_tokens: int = 0  # of template_tokens: own text the site-level run removed (`forced_text`)
+    # the smoothed score of each node's own text (its DOM text node's, which may sit
+    # under a content child's threshold apart from its element's y): what
+    # `text_template` thresholds before the article rule and `forced_text`
+    text_y: np.ndarray | None = None
 
 
 def document_order(parent, texts, words, at) -> Callable[[list], str]:
@@ -432,12 +436,17 @@ def _on_grid(x: np.ndarray, grid: float, threshold: float) -> np.ndarray:
     [threshold - grid/2, threshold) reached the threshold and was judged template,
     so with c = 0, which only enforces monotonicity, smoothing removed text the
     classifier kept (found in review: 9 news pages, 155 words). Such a score takes
-    the value just under the threshold; one that rounding would carry under it
-    (a threshold off the grid), the threshold itself."""
+    a value just under the threshold, by a thousandth of the grid; one that
+    rounding would carry under it (a threshold off the grid), the threshold itself.
+    Not the next float under it (nextafter): the DP calls costs within 1e-12
+    relative a tie and takes the smaller value, so a list of ten items at the
+    threshold and one such item cost "the same" at either value and the whole
+    list was kept, against the optimum (found in review: 14 corpus pages, 238
+    words)."""
     if grid <= 0:
         return x
     r = np.round(x / grid) * grid
-    r = np.where((x < threshold) & (r >= threshold), np.nextafter(threshold, -np.inf), r)
+    r = np.where((x < threshold) & (r >= threshold), threshold - grid * 1e-3, r)
     return np.where((x >= threshold) & (r < threshold), threshold, r)
 
 
@@ -475,7 +484,7 @@ def _judge(parent, x, texts, words, join, scoring: Scoring, forced, forced_text)
         text_template = text_template | forced_text
     kept = join((~text_template & (words > 0)).tolist())
     return PageResult(raw, y, template, text_template, n_sections, kept, int(words[text_template].sum()),
-                      int(words.sum()))
+                      int(words.sum()), text_y=np.where(forced, 1.0, text_y) if forced is not None else text_y)
 
 
 def judge_html(html: str, model: PageModel, scoring: Scoring = Scoring()) -> PageResult:

@@ -49,7 +49,9 @@ JUDGED_SCHEMA = StructType([
     StructField("n_sections", IntegerType(), False),
     StructField("template_pagelets", ArrayType(IntegerType(), False), False),  # all of whose nodes are template
     StructField("x", ArrayType(FloatType(), False), False),  # raw templateness per node
-    StructField("y", ArrayType(FloatType(), False), False),  # smoothed
+    # smoothed, of the node's own text: `template` is y >= threshold but where the
+    # article rule or the site-level run removed the text (tokens counted above)
+    StructField("y", ArrayType(FloatType(), False), False),
     StructField("template", ArrayType(BooleanType(), False), False),  # the node's own text was removed
 ])
 
@@ -112,7 +114,8 @@ def _judge_group(model: PageModel, scoring: Scoring):
             "tokens": [r.tokens], "template_tokens": [r.template_tokens], "site_template_tokens": [r.site_template_tokens],
             "unlikely_tokens": [r.unlikely_tokens], "outside_article_tokens": [r.outside_article_tokens],
             "n_sections": [r.n_sections], "template_pagelets": [[int(o) for o in held.index[held.to_numpy()]]],
-            "x": [r.x.astype(np.float32)], "y": [np.asarray(r.y, dtype=np.float32)], "template": [r.text_template],
+            "x": [r.x.astype(np.float32)], "y": [np.asarray(r.text_y, dtype=np.float32)],
+            "template": [r.text_template],
         })
 
     return judge

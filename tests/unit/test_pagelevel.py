@@ -379,6 +379,49 @@ def test_the_grid_never_carries_a_score_across_the_threshold():
         assert np.allclose(r[far], (np.round(x / 0.05) * 0.05)[far])
 
 
+def test_a_score_kept_under_the_threshold_does_not_tie_with_it():
+    """The grid put such a score at the next float under the threshold, and the DP
+    calls costs within 1e-12 relative a tie, taking the smaller value: a list of
+    ten items at 0.51 and one at 0.49 cost "the same" kept or removed, and the
+    whole list was kept although removing it costs less (found in review)."""
+    import math
+
+    from templatemine.pagelevel.isotonic import _numpy_smooth, smooth
+    from templatemine.pagelevel.model import _judge, _on_grid, document_order
+
+    parent = np.array([-1] + [0] * 11)
+    x = np.array([0.51] * 11 + [0.49])
+    xr = _on_grid(x, 0.05, 0.5)
+    assert ((xr >= 0.5) == (x >= 0.5)).all()
+    best = math.fsum(abs(xr - 0.5)) + 0.5  # one section at 0.5, the exact optimum
+    for fn in (smooth, _numpy_smooth):
+        s = fn(parent, xr, 0.5)
+        assert (s.y >= 0.5).all() and abs(s.cost - best) < 1e-9, fn
+    texts = ["", *[f"item{i}" for i in range(11)]]
+    words = np.array([len(t.split()) for t in texts])
+    r = _judge(parent, x, texts, words, document_order(parent, texts, words, None), Scoring(), None, None)
+    assert r.text_template.all() and r.clean_text == ""
+
+
+def test_the_reported_y_is_what_the_text_decision_thresholds():
+    """page_templateness.y was the element's smoothed score, `template` the decision
+    on its own text: a node whose own words went read y = 0.1 (its content child
+    held the element down), and the value just under the threshold read 0.5 in
+    float32 with the text kept (found in review)."""
+    from templatemine.pagelevel.model import _judge, document_order
+
+    cases = [(np.array([-1, 0, 0]), np.array([0.9, 0.9, 0.1]), ["menu text here", "a", "long paragraph"]),
+             (np.array([-1, 0]), np.array([0.49, 0.49]), ["", "kept words"]),
+             (np.array([-1, 0, 1, 0]), np.array([0.7, 0.3, 0.8, 0.6]), ["top", "mid", "leaf", "side"])]
+    for parent, x, texts in cases:
+        words = np.array([len(t.split()) for t in texts])
+        for c in (0.0, 0.5):
+            r = _judge(parent, x, texts, words, document_order(parent, texts, words, None), Scoring(smoothing=c),
+                       None, None)
+            stored = np.asarray(r.text_y, dtype=np.float32)  # as page_templateness holds it
+            assert ((stored >= 0.5) == r.text_template).all(), (x, c, stored, r.text_template)
+
+
 def test_unlikely_candidates_follow_readabilitys_rule():
     html = UNLIKELY_PAGE.format(article="Article words.", comment="A reader's comment.")
     rows = page_nodes(html)
