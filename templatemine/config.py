@@ -341,6 +341,26 @@ CHOICES = {
 # (section, name) -> (lowest, highest, highest excluded), None for no bound
 RANGES = {
     ("extract", "k"): (1, None, False),
+    # counts and sizes: 0 made every task fail inside Spark ("ngram and rows must be
+    # >= 1"), or every page `oversized` in a run that reported success (found in review)
+    **{("extract", name): (1, None, False) for name in (
+        "shingle_ngram", "shingle_rows", "dup_ngram", "dup_rows", "max_payload_bytes", "batch_records",
+        "batch_text_chars")},
+    # shares of a site's pages or of a template's pagelets: 30 (for 30%) kept no template
+    **{("detect", name): (0.0, 1.0, False) for name in (
+        "min_site_support", "min_path_share", "min_resemblance", "etdm_min_overlap", "etdm_min_shape_share")},
+    ("detect", "min_distinct_pages"): (1, None, False),
+    ("detect", "local_max_pages"): (0, None, False),
+    ("detect", "cc_in_memory_max_edges"): (0, None, False),
+    ("detect", "etdm_n"): (2, None, False),  # a complete subdigraph of one page is no menu
+    ("detect", "etdm_max_templates"): (1, None, False),
+    ("detect", "etdm_shape_depth"): (1, None, False),
+    ("clean", "wet_pages_per_file"): (1, None, False),
+    ("pagelevel", "min_site_pages"): (1, None, False),
+    ("pagelevel", "pu_min_held_templates"): (0, None, False),
+    ("pagelevel", "train_max_pages"): (1, None, False),
+    ("pagelevel", "train_min_site_pages"): (1, None, False),
+    ("pagelevel", "reg_param"): (0.0, None, False),
     ("pagelevel", "threshold"): (0.0, 1.0, False),
     # the DP holds nodes x (1/grid + 3) values: grid 0 (no rounding) made that
     # nodes x distinct scores, 695 MB for a 9,333-node page (found in review)
@@ -400,6 +420,9 @@ def load_config(preset: str | None = None, path: str | None = None, overrides: l
         raise ValueError(f"{path + ': ' if named else ''}unknown preset {preset!r} (known: {', '.join(PRESETS)})")
     config = PRESETS[preset]
     if path:
+        for section in (*_SECTIONS, "spark"):  # `extract = 3` was an AttributeError's traceback
+            if not isinstance(data.get(section, {}), dict):
+                raise ValueError(f"{path}: {section} must be a table ([{section}]), not {data[section]!r}")
         for section in _SECTIONS:
             config = replace(config, **{section: _apply(getattr(config, section), data.pop(section, {}), path,
                                                          section)})
@@ -407,13 +430,30 @@ def load_config(preset: str | None = None, path: str | None = None, overrides: l
         if data:
             raise ValueError(f"{path}: unknown sections {sorted(data)}")
     for item in overrides:
-        key, sep, value = item.partition("=")
-        key, value = key.strip(), value.strip()  # --set "extract.k = 4"
-        section, dot, name = key.partition(".")
-        if not sep or not dot or section not in _SECTIONS:
-            raise ValueError(f"override {item!r} is not of the form SECTION.NAME=VALUE ({', '.join(_SECTIONS)})")
+        section, name, value = _override(item)
         config = replace(config, **{section: _apply(getattr(config, section), {name: value}, "--set", section)})
     return config
+
+
+def _override(item: str) -> tuple[str, str, str]:
+    key, sep, value = item.partition("=")
+    key, value = key.strip(), value.strip()  # --set "extract.k = 4"
+    section, dot, name = key.partition(".")
+    if not sep or not dot or section not in _SECTIONS:
+        raise ValueError(f"override {item!r} is not of the form SECTION.NAME=VALUE ({', '.join(_SECTIONS)})")
+    return section, name, value
+
+
+def settings_given(path: str | None, overrides: list[str] = ()) -> set[str]:
+    """The `section.name` settings a config file or `--set` gives (not the preset's):
+    a command that changes a default must not override what the user wrote.
+    Call after load_config, which has checked the file and the overrides."""
+    given: set[str] = set()
+    if path:
+        with open(path, "rb") as fh:
+            data = tomllib.load(fh)
+        given |= {f"{section}.{name}" for section in _SECTIONS for name in data.get(section, {})}
+    return given | {f"{section}.{name}" for section, name, _ in map(_override, overrides)}
 
 
 def _spark_conf(table: dict, path: str, prefix: str = "") -> dict[str, str]:

@@ -97,6 +97,34 @@ def test_a_conf_files_values_of_the_wrong_type_or_range_are_refused_naming_the_k
             load_config(None, None, [item])
 
 
+def test_counts_shares_and_sections_found_in_the_eleventh_review(tmp_path):
+    """Counts of 0 loaded and failed inside every Spark task (shingle rows, n-grams),
+    a payload limit of 0 made every page `oversized` in a run that succeeded, a
+    share given as a percentage (30) kept no template; a section that is not a
+    table was an AttributeError's traceback; and `run --pagelevel site` dropped the
+    nodes a config file, or `--set "extract.nodes = true"`, asked for."""
+    from templatemine.cli import _load, build_parser
+
+    for item in ("extract.shingle_rows=0", "extract.shingle_ngram=0", "extract.dup_rows=0", "extract.dup_ngram=0",
+                 "extract.max_payload_bytes=0", "extract.batch_records=0", "detect.min_site_support=30",
+                 "detect.min_path_share=1.5", "detect.min_resemblance=-0.1", "detect.etdm_n=1",
+                 "detect.local_max_pages=-1", "pagelevel.min_site_pages=-5", "clean.wet_pages_per_file=0"):
+        with pytest.raises(ValueError, match=f"--set: {item.split('=')[0]}: .* is out of range"):
+            load_config(None, None, [item])
+    for text in ("extract = 3\n", "spark = 'x'\n"):
+        f = tmp_path / "bad.toml"
+        f.write_text(text)
+        with pytest.raises(ValueError, match=f"{f}: (extract|spark) must be a table"):
+            load_config(None, str(f))
+    f = tmp_path / "nodes.toml"
+    f.write_text("[extract]\nnodes = true\n")
+    for extra in (["--set", "extract.nodes = true"], ["--set", " extract.nodes=true"], ["--config", str(f)]):
+        args = build_parser().parse_args(["run", "x.warc.gz", "--out", "o", "--pagelevel", "site", *extra])
+        assert _load(args).extract.nodes is True, extra
+    args = build_parser().parse_args(["run", "x.warc.gz", "--out", "o", "--pagelevel", "site"])
+    assert _load(args).extract.nodes is False  # not asked for: no model, no nodes
+
+
 def test_the_spark_table_takes_dotted_keys_quoted_or_not(tmp_path):
     """TOML reads an unquoted `spark.sql.shuffle.partitions = 8` as nested tables:
     before, they became one conf key `spark` that Spark ignored, and the preset's
