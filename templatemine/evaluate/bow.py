@@ -84,6 +84,23 @@ def gold_name(path: str) -> str:
     return os.path.basename(os.path.dirname(path)) if os.path.basename(path) == "gold.jsonl" else path
 
 
+def gold_names(paths: list[str]) -> list[str]:
+    """`gold_name` of each file, with as many parent folders as make the names
+    differ: news/site1/gold.jsonl and sites/site1/gold.jsonl were both `site1`,
+    and the second's score replaced the first's in the table and the mean (found
+    in review)."""
+    from collections import Counter
+
+    names = [gold_name(p) for p in paths]
+    for depth in range(2, 64):
+        twice = {n for n, c in Counter(names).items() if c > 1}
+        if not twice:
+            return names
+        names = ["/".join(os.path.normpath(os.path.dirname(p)).split(os.sep)[-depth:])
+                 if n in twice and os.path.basename(p) == "gold.jsonl" else n for p, n in zip(paths, names)]
+    return [os.path.abspath(p) for p in paths]  # the same file given twice
+
+
 def evaluate_texts(texts: dict[str, str], gold_files: list[str], normalize=None, site_of=None,
                    gold_filter=None) -> dict:
     """Score extracted `texts` (url -> text) against each gold file: per page,
@@ -93,12 +110,21 @@ def evaluate_texts(texts: dict[str, str], gold_files: list[str], normalize=None,
     `gold_filter` (str -> str), when given, rewrites each gold text first
     (`html.unescape`, for a gold that holds literal HTML entities)."""
     per_file = {}
-    for path in gold_files:
-        by_site: dict[str, list] = defaultdict(list)
+    for path, name in zip(gold_files, gold_names(gold_files)):
+        # one gold text per page as it is looked up: .../doc/ and .../doc/index.html
+        # normalise alike and were scored twice (the last is scored, as read_gold does)
+        by_key: dict[str, str] = {}
         for u, g in read_gold(path).items():
             key = (normalize(u) if normalize else u) or u
+            if key in by_key:
+                log.warning("gold %s: %s is the same page as an earlier URL once normalised; the last is scored",
+                            path, u)
+            by_key[key] = g
+        by_site: dict[str, list] = defaultdict(list)
+        for key, g in by_key.items():
             g = gold_filter(g) if gold_filter else g
             by_site[site_of(key) if site_of else ""].append(prf(texts.get(key, ""), g))
-        per_file[gold_name(path)] = site_means(by_site)
-    f1s = [s.f1 for s in per_file.values()]
+        per_file[name] = site_means(by_site)
+    # a gold file without pages has no score: it counted as F1 0 in the mean
+    f1s = [s.f1 for s in per_file.values() if s.pages]
     return {"per_file": per_file, "mean_f1": sum(f1s) / len(f1s) if f1s else 0.0}

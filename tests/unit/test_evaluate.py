@@ -80,3 +80,29 @@ def test_a_url_twice_in_a_gold_file_is_scored_once_and_said(tmp_path, caplog):
     assert got == {"https://a.org/1": "second", "https://a.org/2": "two"}
     (warning,) = [r.getMessage() for r in caplog.records]
     assert f"gold {gold} line 3: https://a.org/1 is also on line 1 (another text; the last is scored)" == warning
+
+
+def test_gold_files_of_one_folder_name_empty_files_and_normalised_twins(tmp_path, caplog):
+    """news/site1/gold.jsonl and sites/site1/gold.jsonl were both `site1`: the second
+    replaced the first, and the mean was over the wrong files; a gold file without
+    pages counted as F1 0 in the mean; two gold URLs that normalise to one page
+    were scored twice (found in review)."""
+    paths = []
+    for group, text in (("news", "right words"), ("sites", "gold words")):
+        gold = tmp_path / group / "site1" / "gold.jsonl"
+        gold.parent.mkdir(parents=True)
+        gold.write_text(json.dumps({"url": f"https://{group}.org/a", "gold_text": text}) + "\n")
+        paths.append(str(gold))
+    empty = tmp_path / "empty" / "gold.jsonl"
+    empty.parent.mkdir()
+    empty.write_text("\n")
+    texts = {"https://news.org/a": "right words", "https://sites.org/a": "wrong"}
+    result = evaluate_texts(texts, [*paths, str(empty)])
+    assert {k: v.f1 for k, v in result["per_file"].items()} == {"news/site1": 1.0, "sites/site1": 0.0, "empty": 0.0}
+    assert result["mean_f1"] == 0.5  # over the two files with pages
+    twins = tmp_path / "twins.jsonl"
+    twins.write_text("\n".join(json.dumps(r) for r in [{"url": "https://x.org/doc/", "gold_text": "a b"},
+                                                        {"url": "https://x.org/doc/index.html", "gold_text": "a b"}]))
+    score = evaluate_texts({"https://x.org/doc/": "a b"}, [str(twins)],
+                           normalize=lambda u: u.replace("index.html", ""))["per_file"][str(twins)]
+    assert score.pages == 1 and "same page as an earlier URL" in caplog.text
