@@ -261,7 +261,10 @@ def _viewer_sample(spark, data: ReportData, pages, pagelets, members, has, read,
             continue
         data.viewer_pages.append(ViewerPage(
             url=r["url"], site=r["site"], title=r["title"] or "", html=page_html, n_pagelets=r["n_pagelets"] or 0,
-            template_token_fraction=float(r["template_token_fraction"] or 0.0) if per_page is not None else 0.0,
+            # unknown (no clean_pages: a report after detect, or a re-detect) is null, which the
+            # viewer says; it read 0.0% beside the template pagelets it shaded (found in review)
+            template_token_fraction=(None if per_page is None or r["template_token_fraction"] is None
+                                     else float(r["template_token_fraction"])),
             template_pagelets=by_page.get(r["page_key"], [])))
     ids = sorted({t["template_id"] for p in data.viewer_pages for t in p.template_pagelets} - {MODEL_TEMPLATE})
     if ids and has["templates"]:

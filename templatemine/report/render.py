@@ -61,7 +61,7 @@ class ViewerPage:
     title: str
     html: str  # viewer_html(): inert, scripts stripped
     n_pagelets: int
-    template_token_fraction: float
+    template_token_fraction: float | None  # None: unknown (no clean_pages)
     template_pagelets: list[dict]  # {ordinal, dom_path, dom_label, template_id (str), n_tokens, text}
 
 

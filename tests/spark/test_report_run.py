@@ -146,6 +146,15 @@ def test_report_of_an_extract_only_output(spark, run_out, tmp_path):
     assert "detect has not run" in html
     data = _viewer_data(html)
     assert data["pages"] and all(p["template_pagelets"] == [] for p in data["pages"])
+    assert all(p["template_token_fraction"] is None for p in data["pages"])  # unknown, not 0.0%
+    # after detect, before clean: template pagelets shaded, their share unknown (it read 0.0%)
+    detected = str(tmp_path / "detected")
+    shutil.copytree(out, detected, ignore=shutil.ignore_patterns("clean_*", "wet", "report.html"))
+    data = _viewer_data(open(write_report(spark, detected), encoding="utf-8").read())
+    assert any(p["template_pagelets"] for p in data["pages"])
+    assert all(p["template_token_fraction"] is None for p in data["pages"])
+    data = _viewer_data(open(f"{out}/report.html", encoding="utf-8").read())
+    assert all(0 <= p["template_token_fraction"] <= 1 for p in data["pages"])
 
 
 # ---------------------------------------------------------------- the page viewer in a browser
