@@ -6,13 +6,16 @@ fingerprint s(p) invariant under small perturbations, with s(p) = s(T) for every
 pagelet of a template T. We compute it as a MinHash *super-shingle*:
 
 1. Normalise the text: split into words at white space, lower-case
-   (`str.lower`, not `casefold`), every run of digits becomes `0` (so dates,
-   counters, version numbers and page numbers do not change it at all), ASCII
+   (`str.lower`, not `casefold`), every run of ASCII digits becomes `0` (so
+   dates, counters, version numbers and page numbers do not change it), ASCII
    punctuation dropped (inside a word it leaves a space in that one token:
-   `Home|About|Contact` is one token, not three; README Known gaps).
+   `Home|About|Contact` is one token, not three; README Known gaps). Not
+   folded: other scripts' digits (full-width `３`, Arabic-Indic), and a
+   thousands separator is punctuation, so `1,000` is `0 0` where `999` is `0`:
+   a counter crossing 1,000 changes the text (found in review; README Known gaps).
 2. Features: the *set* of word n-grams (n = `ngram`, default 2). A text shorter
-   than n tokens is one feature. A pagelet with no text (say, image links) uses
-   the set of its links' target URLs instead.
+   than n tokens has its tokens as features (one feature at n = 2). A pagelet
+   with no text (say, image links) uses the set of its links' target URLs instead.
 3. MinHash with datasketch (`scheme="affine32"`, `rows` permutations from
    `seed`): each permutation keeps the minimum of a 32-bit permuted hash over the
    features. Tokens are hashed with CRC-32, n-grams by mixing token hashes.
@@ -30,7 +33,7 @@ features agree in both minima with probability about (m / 2^33) ** 2 (3e-15 at
 m = 500; measured in review, 2026-11-26): negligible per pair, and the
 evidence filter's support and two-distinct-pages rules stand between such a
 pair and a template. With rows = 2:
-- identical text, or text differing only in digits or case: J = 1, always equal;
+- identical text, or text differing only in ASCII digit values or case: J = 1, always equal;
 - a 40-token menu with one item (two words) changed: J ~ 0.85, equal with p ~ 0.72;
 - one item of a 20-item menu removed (the "current page" shown unlinked and
   unchanged in text keeps J = 1);
