@@ -366,6 +366,12 @@ def _f(x, digits: int = 3) -> str:
     return "" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{digits}g}"
 
 
+def _fixed(x, digits: int) -> str:
+    """x to `digits` places; "undefined" where it is (R\u00b2 of a histogram whose bins
+    all hold the same tokens is 0/0, null in density.json: the page failed on it)."""
+    return "undefined" if x is None or (isinstance(x, float) and not math.isfinite(x)) else f"{x:.{digits}f}"
+
+
 def summary_text(numbers: dict) -> str:
     """The lines under the chart: boundary, modes, fit quality, against the poster."""
     fit, parts = numbers["fit"], numbers["partitions"]
@@ -381,9 +387,9 @@ def summary_text(numbers: dict) -> str:
         crossing, dom = numbers["class_crossing"], numbers["normal_dominates"]
         text.append(
             f'The fit of eq. (1) (two betas and a normal, densities / {fit["x_norm"]:g}) reaches '
-            f'<b>R\u00b2 = {fit["r2"]:.4f}</b>, RMSE = {fit["rmse"]:.4f} (poster: 0.998, 0.0021); class 1 has its '
-            f'mode at {_f(m["class1"])} and {fmt_pct(fit["weights"]["class1"])} of the tokens, class 2 at '
-            f'{_f(m["class2"])} with {fmt_pct(fit["weights"]["class2"])}, the normal transition '
+            f'<b>R\u00b2 = {_fixed(fit["r2"], 4)}</b>, RMSE = {_fixed(fit["rmse"], 4)} (poster: 0.998, 0.0021); '
+            f'class 1 has its mode at {_f(m["class1"])} and {fmt_pct(fit["weights"]["class1"])} of the tokens, '
+            f'class 2 at {_f(m["class2"])} with {fmt_pct(fit["weights"]["class2"])}, the normal transition '
             f'{fmt_pct(fit["weights"]["normal"])} around {_f(m["normal"])}. '
             + (f'Class 2 overtakes class 1 at density {crossing:.1f}. ' if crossing is not None else '')
             + (f'The normal dominates for {dom[0]} \u2264 density \u2264 {dom[1]} (poster: 5 to 10).'
@@ -393,7 +399,8 @@ def summary_text(numbers: dict) -> str:
                'the transition the poster reads into it; read the components with care.'))
         two = numbers["fit_two_betas"]
         if two:
-            text.append(f'Two betas without the normal: R\u00b2 = {two["r2"]:.4f}, RMSE = {two["rmse"]:.4f}.')
+            text.append(f'Two betas without the normal: R\u00b2 = {_fixed(two["r2"], 4)}, '
+                        f'RMSE = {_fixed(two["rmse"], 4)}.')
     else:
         text.append("No tokens: nothing was fitted.")
     return "".join(f'<p class="note">{t}</p>' for t in text)
@@ -410,7 +417,7 @@ def _fit_table(numbers: dict) -> str:
         if not f:
             continue
         rows.append("<tr>" + "".join(f'<td class="n">{v}</td>' if i else f"<td>{v}</td>" for i, v in enumerate([
-            esc(f["model"]), f'{f["r2"]:.4f}', f'{f["rmse"]:.5f}', _f(f["c"]), _f(f["d"]), _f(f["a1"], 4),
+            esc(f["model"]), _fixed(f["r2"], 4), _fixed(f["rmse"], 5), _f(f["c"]), _f(f["d"]), _f(f["a1"], 4),
             _f(f["b1"], 4), _f(f["a2"], 4), _f(f["b2"], 4), _f(f["mu"]), _f(f["sigma"]),
             f'{f["bins"][0]}\u2013{f["bins"][-1]}'])) + "</tr>")
     head = "".join(f'<th class="n">{h}</th>' if i else f"<th>{h}</th>" for i, h in enumerate(

@@ -199,3 +199,19 @@ def test_canvas_draws_bars_lines_and_text():
     assert px(30, 4) == px(30, 6) == (0, 128, 0) and px(30, 8) == (255, 255, 255)
     assert c.get(22, 20) == (0, 0, 0)  # the top of the "1" (row 0x04: third column)
     assert c.get(20, 20) == (255, 255, 255)
+
+
+def test_the_density_page_renders_where_r2_is_undefined():
+    """Bins that all hold the same tokens leave no variance to explain: R² is 0/0,
+    null in density.json, and the page failed formatting it (found in review)."""
+    from templatemine.report import typicality as T
+    from templatemine.report.density_report import DensityData, density_chart, density_numbers, render_density_html
+
+    hist = {b: (1, 0) for b in range(1, 26)}
+    tokens = {b: c + t for b, (c, t) in hist.items()}
+    data = DensityData(out="o", has_templates=False, histogram=hist, n_docs=3, typicality=T.typicality_table([], 3, 2),
+                       fit=T.fit_mixture(tokens), fit_two_betas=T.fit_mixture(tokens, with_normal=False))
+    numbers = density_numbers(data)
+    assert numbers["fit"]["r2"] is None
+    html = render_density_html(numbers, density_chart(data))
+    assert "R\u00b2 = undefined" in html
