@@ -18,15 +18,11 @@ they fetch or navigate. Scripts are stripped as well as disabled by the sandbox.
 
 from __future__ import annotations
 
-import re
-
-
 from templatemine.html.nesting import parse as parse_html
 from templatemine.html.pagelets import strip_invisible
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:"
 _INERT_SELECTORS = ("link", "base", "meta[http-equiv]")
-_HEAD = re.compile(r"<head(\s[^>]*)?>", re.IGNORECASE)
 
 
 def viewer_html(html: str) -> str:
@@ -37,9 +33,16 @@ def viewer_html(html: str) -> str:
     for selector in _INERT_SELECTORS:
         for node in tree.css(selector):
             node.decompose()
-    out = tree.html or ""
     meta = f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
-    head = _HEAD.search(out)
-    if head:
-        return out[: head.end()] + meta + out[head.end():]
-    return meta + out
+    # put in the tree, not after the first "<head" of the serialised text: that
+    # could be inside a comment before <html>, which left the policy commented out
+    # (found in review)
+    head = tree.head
+    if head is None:
+        return meta + (tree.html or "")
+    node = type(tree)(meta).head.child
+    if head.child is not None:
+        head.child.insert_before(node)
+    else:
+        head.insert_child(node)
+    return tree.html or ""

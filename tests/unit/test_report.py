@@ -73,6 +73,17 @@ def test_viewer_html_is_inert_and_keeps_the_pagelets_paths():
     assert paths["/html/body/text()[2]"] == "Powered by us"
 
 
+def test_the_viewers_policy_is_in_head_whatever_comes_before_it():
+    """A comment before <html> that held "<head>" got the policy put inside the
+    comment, where it does nothing (found in review)."""
+    for page in ('<!-- <head> --><html><head><title>t</title></head><body><img src="http://x.example/a.gif">',
+                 "", "<p>x", '<html data-x="<head>"><head></head><body>hi</body></html>'):
+        out = viewer_html(page)
+        comment_end = out.find("-->")
+        at = out.index(f'<meta http-equiv="Content-Security-Policy" content="{CSP}">')
+        assert at > comment_end and out.index("<head>") < at < out.index("</head>"), out[:200]
+
+
 # ---------------------------------------------------------------- rendering
 
 
