@@ -852,7 +852,7 @@ cdef tuple columns(_Buffers b, Py_ssize_t width):
         own[i, 3] = <double> s
         own[i, 4] = <double> tok if s else 0.0
         own[i, 5] = <double> tok * density
-        if density > 8.0 and 2 * anchor < tok:
+        if density >= 8.5 and 2 * anchor < tok:  # features.C2_MIN_DENSITY
             own[i, 6] = <double> tok
         else:
             own[i, 7] = <double> tok

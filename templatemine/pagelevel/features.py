@@ -7,7 +7,7 @@ link density, aspect ratio, background colour). Kohlschütter (WWW 2009, section
 2, Figure 1) adds the cheapest cue of all: text density, tokens per line of the
 block's text wrapped at a fixed width, whose distribution has two classes, C1
 (navigational, around 2) and C2 (full text, around 12), split near 8 (his
-partition pi_1 = density <= 8, section 3).
+partition pi_1 = rounded density <= 8, section 3).
 
 Which nodes. Every DOM element is not needed: inline markup (<b>, <span>,
 <a> inside a paragraph) never changes what a reader sees as a block. A *node*
@@ -57,7 +57,12 @@ BLOCK_TAGS = frozenset(
     "footer form frameset h1 h2 h3 h4 h5 h6 header hgroup hr html legend li main menu nav noframes ol p pre "
     "section summary table tbody td tfoot th thead tr ul caption iframe select textarea button".split()
 )
-C1_MAX_DENSITY = 8.0  # Kohlschütter, section 3: partition pi_1 (navigational text) is density <= 8
+# Kohlschütter, section 3: partition pi_1 (navigational text) is the density bins
+# <= 8, pi_2 (full text) those >= 9, a density's bin its value rounded half up
+# (report.density.density_bin): full text from 8.5 on. It was density > 8, so a
+# block of density 8.3 was full text here and pi_1 in the density report (found
+# in review)
+C2_MIN_DENSITY = 8.5
 
 # class / id / role / tag words, grouped by what they usually mark; a word matches
 # a token of the attribute split at non-letters (so "ad" never matches "header")
@@ -173,11 +178,14 @@ FEATURES = (
 N_FEATURES = len(FEATURES)
 # Bump when a feature keeps its name but changes its meaning (the names are checked
 # by PageModel.check, meanings are not): 2 since the <header>/<footer> scoping of
-# 2026-11-26 (479b26e) changed own_header, inside_header and tag_semantic_box. A
-# model.json and an extract's manifest (`node_features`) record it.
-FORMAT = 2
+# 2026-11-26 (479b26e) changed own_header, inside_header and tag_semantic_box; 3
+# since the main block is picked among kept nodes and pi_1 ends at density 8.5
+# (2026-11-28). A model.json and an extract's manifest (`node_features`) record it.
+FORMAT = 3
 FORMAT_CHANGES = {1: "before 2026-11-26, when the <header>/<footer> scoping changed what own_header, "
-                     "inside_header and tag_semantic_box mean"}
+                     "inside_header and tag_semantic_box mean",
+                  2: "before 2026-11-28, when the main block came to be picked among kept nodes only and "
+                     "pi_1 to end at density 8.5 (in_main_block, above_main_block, c1_prior, full_text_share)"}
 
 
 def node_features_record() -> dict:
@@ -422,14 +430,22 @@ def dom_nodes(root, pagelet_of: dict[int, int], split: set[int], text_runs: dict
     return _feature_matrix(accs, width) if arrays else _features(accs, width)
 
 
-def _main_block(parent: np.ndarray, gain: np.ndarray) -> np.ndarray:
+def _main_block(parent: np.ndarray, gain: np.ndarray, kept: np.ndarray) -> np.ndarray:
     """Per node: 1 inside the page's main block, 2 above it (an ancestor), 0
-    elsewhere. The main block is the node whose subtree gains most full text
-    (class C2 tokens) over other tokens, F - O, the deepest on ties: where a
-    reader's eye settles, the static stand-in for "placement on screen"."""
+    elsewhere. The main block is the kept node (`kept`: with text or links, and
+    the root) whose subtree gains most full text (class C2 tokens) over other
+    tokens, F - O, the deepest on ties: where a reader's eye settles, the static
+    stand-in for "placement on screen". A page where no node gains (no full
+    text) has none. The argmax ran over every element: on a page without full
+    text an empty <div> (gain 0) won, so no node was in the main block and its
+    ancestors were "above" it, and one empty element changed a menu's score from
+    0.38 to 0.86 (found in review: 95 of the 1,197 corpus pages)."""
     n = len(parent)
-    best = int(n - 1 - np.argmax(gain[::-1]))  # the last maximum in preorder: deepest on ties along a path
     where = np.zeros(n, dtype=np.int8)
+    candidates = np.where(kept, gain, -np.inf)
+    if not n or candidates.max() <= 0:
+        return where
+    best = int(n - 1 - np.argmax(candidates[::-1]))  # the last maximum in preorder: deepest on ties along a path
     where[best] = 1
     for i in range(best + 1, n):  # preorder: a subtree is contiguous after its root
         if where[parent[i]] == 1:
@@ -512,7 +528,7 @@ def _feature_matrix(accs: list[_Acc], width: int) -> PageArrays:
             s = len(_SENTENCE_END.findall(text))
             # anchor words count per text node: a word joined across an <a>'s edge counts once per side
             own[i, 1] = anchor = min(acc.anchor_tokens, w.tokens)
-            full = w.density > C1_MAX_DENSITY and 2 * anchor < w.tokens
+            full = w.density >= C2_MIN_DENSITY and 2 * anchor < w.tokens
             own[i, 0], own[i, 3], own[i, 4], own[i, 5] = w.tokens, s, w.tokens if s else 0, w.tokens * w.density
             own[i, 6 if full else 7] = w.tokens
     return _node_matrix(np.array([a.parent for a in accs], dtype=np.int64),
@@ -540,8 +556,8 @@ def _node_matrix(parent: np.ndarray, depth: np.ndarray, own: np.ndarray, texts: 
     nonempty = (tokens > 0) | (links > 0)
     children = np.zeros(n)
     np.add.at(children, parent[1:], nonempty[1:])
-    main = _main_block(parent, full - other)
     nonempty[0] = True
+    main = _main_block(parent, full - other, nonempty)
     keep = np.flatnonzero(nonempty)
     m = len(keep)
     t = tokens[keep]
@@ -556,7 +572,7 @@ def _node_matrix(parent: np.ndarray, depth: np.ndarray, own: np.ndarray, texts: 
     cues, inside, group = cues[keep], inside[keep], group[keep]
     bits = np.arange(len(CUE_WORDS))
     f = np.column_stack([
-        np.log1p(t), t / page_tokens, density, (density <= C1_MAX_DENSITY).astype(float),
+        np.log1p(t), t / page_tokens, density, (density < C2_MIN_DENSITY).astype(float),
         np.where(has, anchor[keep] / safe, 1.0), np.where(has, np.minimum(links[keep] / safe, 1.0), 1.0),
         np.where(sent > 0, np.minimum(t / np.maximum(sent, 1), 100.0), np.minimum(t, 100.0)),
         np.where(has, stop[keep] / safe, 0.0), np.arange(m) / max(m - 1, 1),

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from templatemine.html.page import PageParser
-from templatemine.pagelevel.features import FEATURES, page_nodes
+from templatemine.pagelevel.features import FEATURES, FORMAT, page_nodes
 from templatemine.pagelevel.model import ModelFiles, PageModel, Scoring, judge_page, load_model, subtree_labels
 from tests.warcgen import ARTICLE, blog_site, site_page, small_site
 
@@ -152,8 +152,8 @@ def test_model_file_round_trip_and_checks(tmp_path):
     # a model of the same feature names but their older meaning is refused, saying why
     old = json.loads((tmp_path / "v1" / "model.json").read_text())
     (tmp_path / "v1" / "model.json").write_text(json.dumps({**old, "format": 1}))
-    with pytest.raises(ValueError, match="not a format-2 page-level model .format 1: trained before 2026-11-26, "
-                                         "when the <header>/<footer> scoping changed"):
+    with pytest.raises(ValueError, match=f"not a format-{FORMAT} page-level model .format 1: trained before "
+                                         "2026-11-26, when the <header>/<footer> scoping changed"):
         load_model(str(tmp_path / "v1"))
 
 
@@ -195,7 +195,7 @@ def test_a_damaged_model_file_is_refused_naming_the_file(tmp_path):
              "short_row": ({"coefficients": [c[:-1] for c in good["coefficients"]]}, "not one per feature"),
              "k_zero": ({"pu_k": [0.0] * n}, r"k must be in \(0, 1\]"),
              "null": ({"intercepts": [None] * n}, "not a finite number"),
-             "list": (None, "not a format-2 page-level model"),
+             "list": (None, f"not a format-{FORMAT} page-level model"),
              "cut": ("cut", "not JSON")}
     for name, (change, words) in cases.items():
         path = tmp_path / f"{name}.json"
@@ -245,7 +245,7 @@ def test_a_broken_model_root_says_what_is_wrong(tmp_path):
     with pytest.raises(ValueError, match="LATEST names v2, which has no model.json"):
         load_model(str(tmp_path))
     (tmp_path / "odd.json").write_text(json.dumps({"format": [2]}))
-    with pytest.raises(ValueError, match="not a format-2 page-level model$"):
+    with pytest.raises(ValueError, match=f"not a format-{FORMAT} page-level model$"):
         load_model(str(tmp_path / "odd.json"))
     (tmp_path / "file").write_text("not a folder")
     with pytest.raises(ValueError, match="cannot read .*file/model.json"):
@@ -420,6 +420,43 @@ def test_the_reported_y_is_what_the_text_decision_thresholds():
                        None, None)
             stored = np.asarray(r.text_y, dtype=np.float32)  # as page_templateness holds it
             assert ((stored >= 0.5) == r.text_template).all(), (x, c, stored, r.text_template)
+
+
+def test_the_main_block_is_a_kept_node_and_pi_1_is_rounded_density_8_or_less():
+    """An empty element (gain 0) won the main block on a page without full text: no
+    node was in it, and one empty <div> changed the menu's features. A block of
+    density 8.33 (bin 8, Kohlschütter's pi_1, as the density report has it) was
+    full text (found in review). The compiled walk and the Python one agree."""
+    from templatemine.pagelevel import features as feat
+    from templatemine.report.density import density_bin, wrap
+
+    base = "<body><ul><li><a href=/>Home</a> <a href=/a>About</a></ul>{extra}<p>Short note here</p></body>"
+    seen = set()
+    for extra in ("", "<div></div>", "<div><img src=x.png></div>"):
+        f = page_nodes(base.format(extra=extra), arrays=True).features
+        seen.add(f.tobytes())
+        assert not f[:, FEATURES.index("in_main_block")].any()  # no full text: no main block
+    assert len(seen) == 1
+    story = " ".join(["Paragraph words of a long story, told in full sentences."] * 12)
+    a = page_nodes(f"<body><ul><li><a href=/>Home</a></ul><div></div><div><p>{story}</p></div></body>", arrays=True)
+    main, above = (a.features[:, FEATURES.index(name)].tolist() for name in ("in_main_block", "above_main_block"))
+    assert a.texts[4] == story and main == [0, 0, 0, 0, 1] and above == [1, 0, 0, 1, 0]  # its <p>, deepest of ties
+
+    text = " ".join(["aaaaaaaaa"] * 8 + ["bbbbbbbb"] * 9 + ["ccccccccc"] * 8 + ["end."])
+    assert 8 < wrap(text).density < 8.5 and density_bin(wrap(text).density) == 8
+    page = f"<body><p>{text}</p></body>"
+    for arrays in (True, False):
+        if arrays:
+            f = page_nodes(page, arrays=True).features[1]
+        else:
+            f = np.array(page_nodes(page)[1].features)
+        assert f[FEATURES.index("c1_prior")] == 1.0 and f[FEATURES.index("full_text_share")] == 0.0
+    if feat._compiled is not None:  # the Python walk's arrays too
+        compiled, feat._compiled = feat._compiled, None
+        try:
+            assert page_nodes(page, arrays=True).features[1][FEATURES.index("c1_prior")] == 1.0
+        finally:
+            feat._compiled = compiled
 
 
 def test_unlikely_candidates_follow_readabilitys_rule():
