@@ -115,6 +115,44 @@ class _CaptureBatch:
 
 
 UNOPENED = "cannot open file: "  # the detail of the one `malformed` row of a file no task could open
+# ... and the start of the detail of the `malformed` row where the file system failed a
+# read (a reset connection, EIO): the records after it may be lost, not damaged
+READ_FAILED = "file read failed: "
+NOT_READ_WHOLE = (UNOPENED, READ_FAILED)  # a nightly run leaves such a file for a later night
+
+
+class _Watched:
+    """A file's stream that notes the file system's own errors (an OSError of read
+    or seek). The reader takes any exception for damage in the data and goes on,
+    so a connection reset in the middle of an S3 object was a `malformed` row like
+    any other, and a nightly run ingested the file for good without the records
+    it lost (found in review)."""
+
+    def __init__(self, fh):
+        self._fh = fh
+        self.failure: OSError | None = None
+
+    def _call(self, name, *args):
+        try:
+            return getattr(self._fh, name)(*args)
+        except OSError as exc:
+            self.failure = self.failure or exc
+            raise
+
+    def read(self, *args):
+        return self._call("read", *args)
+
+    def readinto(self, *args):
+        return self._call("readinto", *args)
+
+    def readline(self, *args):
+        return self._call("readline", *args)
+
+    def seek(self, *args):
+        return self._call("seek", *args)
+
+    def __getattr__(self, name):
+        return getattr(self._fh, name)
 
 
 @lru_cache(maxsize=4)
@@ -136,7 +174,11 @@ def captures_of_files(paths: Iterator[str], config: ExtractConfig) -> Iterator[C
             yield _checked(Capture(raw, raw.outcome, raw.detail), config)
             continue
         with fh:
-            for raw in iter_records(path, fh, config.max_payload_bytes):
+            watched, said = _Watched(fh), False
+            for raw in iter_records(path, watched, config.max_payload_bytes):
+                if watched.failure is not None and not said and raw.outcome == "malformed":
+                    # the first malformed row after the failure is where the reader met it
+                    raw.detail, said = f"{READ_FAILED}{raw.detail}", True
                 yield _checked(extract_capture(raw, parser), config)
 
 
