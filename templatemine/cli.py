@@ -262,10 +262,12 @@ def run_command(args) -> int:
     try:
         if args.command == "nightly":
             from templatemine.nightly.night import NothingOpened
+            from templatemine.nightly.state import StateError
 
             try:
                 return _nightly(spark, args, config, files, progress, missing)
-            except NothingOpened as exc:  # a failed night, said in one line: the scheduler sees exit 1
+            except (NothingOpened, StateError) as exc:  # a failed night (or one held off by the lock, or
+                # another night's commit), said in one line: the scheduler sees exit 1
                 print(f"templatemine: {exc}", file=sys.stderr)
                 return 1
         if args.command in ("distill", "related", "priority"):
@@ -434,13 +436,15 @@ def _nightly(spark, args, config, files, progress, missing=()) -> int:
         return 0
     summary = run_night(spark, args.state, files, config, progress, missing)
     absent = f", {summary['files_missing']} listed file(s) not found" if summary["files_missing"] else ""
+    if summary.get("files_empty"):
+        absent += f", {len(summary['files_empty'])} empty, left for a later night"
     if summary["night"] is None:
         progress.summary([f"nightly: nothing new ({summary['files_already_ingested']} file(s) already "
                           f"ingested{absent})"], summary)
         return 0
     unopened = summary.get("files_unopened") or []
     if unopened:
-        absent += f", {len(unopened)} not opened, left for a later night"
+        absent += f", {len(unopened)} not opened or not read whole, left for a later night"
     t = summary["timings"]
     parts = ", ".join(f"{name} {t[key]}s" for name, key in (("detect", "detect_s"), ("judge", "pagelevel_s"),
                                                              ("clean", "clean_s"), ("report", "report_s")) if key in t)

@@ -36,9 +36,9 @@ from pyspark.sql import functions as F
 from templatemine import schema as S
 from templatemine.config import Config
 from templatemine.nightly.state import (LINKS, NIGHTS, NODES, PAGELETS, PAGES, RECORDS, STATE_PAGES_SCHEMA,
-                                        STATE_TABLES, TEMPLATE_PAGELETS, TEMPLATES, State, delta_ready)
+                                        STATE_TABLES, TEMPLATE_PAGELETS, TEMPLATES, State, StateError, delta_ready)
 from templatemine.tables.output import MANIFEST, RunOutput
-from templatemine.warc.inputs import InputFile
+from templatemine.warc.inputs import InputFile, same_file
 
 GONE_STATUSES = ("HTTP 404", "HTTP 410")  # a capture that says the page is no longer there
 # ... at the start of a non_2xx record's detail, alone or before the reader's note ("HTTP 404; offset ...")
@@ -84,30 +84,56 @@ def run_night(spark: SparkSession, state_root: str, files: list[InputFile], conf
     (`{"night": None, ...}` when there is nothing new). `missing`: paths the
     manifest lists that do not exist (`expand_inputs(..., missing)`): those an
     earlier night ingested are no concern, the others are named and counted
-    (`files_missing`) and left to a night that finds them."""
+    (`files_missing`) and left to a night that finds them. One night at a time:
+    it holds STATE/_lock (state.StateLock) throughout."""
+    delta_ready(spark)
+    state = State(spark, state_root)
+    with state.lock() as lock:
+        if getattr(lock, "taken_over", None):
+            progress(f"nightly: took over the lock of a night that is gone ({lock.taken_over})")
+        return _run_night(spark, state, files, config, progress, missing)
+
+
+def _run_night(spark: SparkSession, state: State, files: list[InputFile], config: Config,
+               progress: Callable[[str], None], missing: list[str]) -> dict:
+    """run_night, holding the state's lock."""
     from templatemine.pagelevel.stage import SITE, run_pagelevel
-    from templatemine.tables.extract import UNOPENED, run_extract
+    from templatemine.tables.extract import READ_FAILED, UNOPENED, run_extract
     from templatemine.templates.stage import run_clean, run_detect
 
-    delta_ready(spark)
     started = datetime.now(timezone.utc)
     clock = time.time()
-    state = State(spark, state_root)
-    done = state.processed_files()
-    new = [f for f in files if f.path not in done]
-    absent = [p for p in missing if p not in done]
+    # a file is known by what it is, not how it is spelt: one read before through a
+    # symlinked folder, or as s3:// where it is s3a:// now, was ingested again and
+    # every record of it counted twice (found in review)
+    done = {same_file(p) for p in state.processed_files()}
+    empty = [f.path for f in files if f.size == 0 and same_file(f.path) not in done]
+    if empty:  # being written, or cut short: once ingested, never read again
+        progress(f"nightly: WARNING {len(empty)} new file(s) are empty, not ingested, left for a later night: "
+                 f"{', '.join(empty[:3])}{' ...' if len(empty) > 3 else ''}")
+    new = [f for f in files if f.size and same_file(f.path) not in done]
+    absent = [p for p in missing if same_file(p) not in done]
     if absent:
         progress(f"nightly: WARNING {len(absent)} listed file(s) not found, never ingested, left for a later "
                  f"night: {', '.join(absent[:3])}{' ...' if len(absent) > 3 else ''}")
     if not new:
-        progress(f"nightly: nothing new: all {len(files)} file(s) found were ingested by earlier nights")
-        return {"night": None, "files": 0, "files_already_ingested": len(files), "files_missing": len(absent)}
-    committed = [n["night"] for n in state.nights()]  # (read once: the removals need them too)
+        progress(f"nightly: nothing new: all {len(files) - len(empty)} file(s) found were ingested by earlier "
+                 f"nights{f', {len(empty)} empty' if empty else ''}")
+        return {"night": None, "files": 0, "files_already_ingested": len(files) - len(empty),
+                "files_missing": len(absent), "files_empty": empty}
+    nights = state.nights()
+    committed = [n["night"] for n in nights]  # (read once: the removals need them too)
+    _check_settings(state, nights, config)
     seq = len(committed) + 1
     night = night_id(seq, [f.path for f in new])
     # scratch of earlier nights: committed ones whose clean-up was cut short, and
-    # killed ones whose files this night takes (or a later one will, from scratch)
+    # killed ones whose files this night takes (or a later one will, from scratch);
+    # and the outputs of killed nights that were published but not committed (a
+    # re-run over more files has another id: they stayed beside the committed ones)
     RunOutput(spark, state.root, night).remove_path(f"{state.root}/_work")
+    removed = _remove_uncommitted_outputs(state, committed)
+    if removed:
+        progress(f"nightly: removed the output of {len(removed)} night(s) never committed: {', '.join(removed[:3])}")
     work = f"{state.root}/_work/{night}"
     progress(f"nightly: night {night}: {len(new)} new file(s), {len(files) - len(new)} already ingested")
     spark.conf.set("spark.databricks.delta.commitInfo.userMetadata", f"night {night}")
@@ -123,16 +149,18 @@ def run_night(spark: SparkSession, state_root: str, files: list[InputFile], conf
         extracted = run_extract(spark, new, f"{work}/extract", replace(config.extract, nodes=judge), progress)
         t = lap("extract_s", t)
         # a file listed but not opened (gone since it was listed, not readable yet, a transient
-        # error of the file system) is not ingested: a later night takes it up
-        unopened = sorted(r["warc_file"] for r in spark.read.parquet(f"{work}/extract/{S.RECORDS}").where(
-            F.col("outcome").eqNullSafe("malformed") & F.col("detail").startswith(UNOPENED)).select(
-            "warc_file").distinct().collect())
+        # error of the file system), or whose reading the file system failed midway, is not
+        # ingested, none of its rows: a later night takes it up whole
+        records = spark.read.parquet(f"{work}/extract/{S.RECORDS}")
+        failed = F.col("outcome").eqNullSafe("malformed") & (
+            F.col("detail").startswith(UNOPENED) | F.col("detail").startswith(READ_FAILED))
+        unopened = sorted(r["warc_file"] for r in records.where(failed).select("warc_file").distinct().collect())
         if unopened:
-            progress(f"nightly: WARNING {len(unopened)} new file(s) could not be opened, not ingested, left for a "
-                     f"later night: {', '.join(unopened[:3])}{' ...' if len(unopened) > 3 else ''}")
+            progress(f"nightly: WARNING {len(unopened)} new file(s) could not be opened or read whole, not ingested, "
+                     f"left for a later night: {', '.join(unopened[:3])}{' ...' if len(unopened) > 3 else ''}")
             if len(unopened) == len(new):
-                raise NothingOpened(f"night {night}: none of its {len(new)} new file(s) could be opened "
-                                    f"(first: {unopened[0]}); nothing merged, a later night takes them up")
+                raise NothingOpened(f"night {night}: none of its {len(new)} new file(s) could be opened or read "
+                                    f"whole (first: {unopened[0]}); nothing merged, a later night takes them up")
         ingested = [f.path for f in new if f.path not in set(unopened)]
         _crash_point("extracted")
         changes = _merge_captures(state, night, f"{work}/extract", work, progress, judge, committed, unopened)
@@ -162,9 +190,10 @@ def run_night(spark: SparkSession, state_root: str, files: list[InputFile], conf
         _crash_point("published")
         versions = {name: state.version(name) for name in STATE_TABLES if state.exists(name)}
         summary = {
-            "night": night, "seq": seq, "files": len(ingested), "files_already_ingested": len(files) - len(new),
-            "files_missing": len(absent), "files_unopened": unopened,
-            "records": extracted["records"]["read"], "records_by_outcome": extracted["records"]["by_outcome"],
+            "night": night, "seq": seq, "files": len(ingested),
+            "files_already_ingested": len(files) - len(new) - len(empty), "files_missing": len(absent),
+            "files_empty": empty, "files_unopened": unopened,
+            **_ingested_records(records, unopened),
             "malformed_sample": extracted["malformed_sample"],
             "nesting_flattened": extracted["pages"]["nesting_flattened"],
             "flattened_sample": extracted["flattened_sample"],
@@ -174,7 +203,7 @@ def run_night(spark: SparkSession, state_root: str, files: list[InputFile], conf
                if judged else {}),
             "clean_pages": cleaned["rows"]["clean_pages"],
             "mean_template_token_fraction": cleaned["mean_template_token_fraction"],
-            "state_changes": templates, "output": output,
+            "state_changes": templates, "output": output, "extract_settings": _settings(config),
             "timings": {**timings, "total_s": round(time.time() - clock, 3)},
         }
         state.commit_night({
@@ -189,18 +218,56 @@ def run_night(spark: SparkSession, state_root: str, files: list[InputFile], conf
     return summary
 
 
+# what makes a page's key, its pagelets and their shingles: the state holds them from
+# every night, so a night that computed them otherwise would hold a page twice under
+# two keys (strip_index) or compare shingles of other permutations (found in review)
+STATE_SETTINGS = ("k", "shingle_ngram", "shingle_rows", "shingle_seed", "dup_ngram", "dup_rows", "strip_index")
+
+
+def _settings(config: Config) -> dict:
+    return {name: getattr(config.extract, name) for name in STATE_SETTINGS}
+
+
+def _check_settings(state: State, nights: list[dict], config: Config) -> None:
+    """Refuse a night whose extract settings differ from the last committed night's
+    (a state from before they were recorded is not checked)."""
+    held = json.loads(nights[-1]["summary"]).get("extract_settings") if nights else None
+    if not held:
+        return
+    ours = _settings(config)
+    differ = [f"extract.{k} = {ours[k]!r} (the state's: {held[k]!r})" for k in STATE_SETTINGS
+              if k in held and held[k] != ours[k]]
+    if differ:
+        raise StateError(f"{state.root}: this night's settings differ from those its state was built with: "
+                         f"{'; '.join(differ)}. Keep the state's, or build a new state")
+
+
+def _ingested_records(records: DataFrame, unopened: list[str]) -> dict:
+    """The night's records and their outcomes, of the files it ingests: an unopened
+    file's row was counted, and counted again by the night that read the file, so
+    the nights' counts did not add up to RECORDS (found in review)."""
+    if unopened:
+        records = records.where(~F.col("warc_file").isin(list(unopened)))
+    from templatemine.tables.extract import OUTCOMES
+
+    counts = {r["outcome"]: r["count"] for r in records.groupBy("outcome").count().collect()}
+    return {"records": sum(counts.values()), "records_by_outcome": {k: counts[k] for k in OUTCOMES if counts.get(k)}}
+
+
 def _merge_captures(state: State, night: str, extract_out: str, work: str, progress, nodes: bool,
                     committed: list[str], unopened: list[str] = ()) -> dict:
     """The night's records, pages, links, pagelets (and with NODES, the nodes)
     into the state; which pages won, which were removed, which sites the night
-    touched (`committed`: the committed nights' ids). The rows of `unopened` files (one `malformed` row each) are left
-    out: the night does not ingest them, and their row at offset 0 would keep
-    the file's first record out of RECORDS when a later night reads it."""
+    touched (`committed`: the committed nights' ids). The rows and pages of
+    `unopened` files (not opened, or not read whole) are left out: the night does
+    not ingest them, and a row of theirs would keep that record's capture out of
+    RECORDS when a later night reads the file."""
     spark = state.spark
     records = spark.read.parquet(f"{extract_out}/{S.RECORDS}")
-    if unopened:
-        records = records.where(~F.col("warc_file").isin(list(unopened)))
     pages = spark.read.parquet(f"{extract_out}/{S.PAGES}")
+    if unopened:  # (links, pagelets and nodes follow the pages that win)
+        records = records.where(~F.col("warc_file").isin(list(unopened)))
+        pages = pages.where(~F.col("warc_file").isin(list(unopened)))
     for name, schema in ((RECORDS, S.RECORDS_SCHEMA), (PAGES, STATE_PAGES_SCHEMA),
                          (LINKS, S.LINKS_SCHEMA), (PAGELETS, S.PAGELETS_SCHEMA)):
         state.create_if_missing(name, schema)
@@ -329,6 +396,20 @@ def _merge_templates(state: State, run_out: str, touched: DataFrame, work: str) 
     metrics[TEMPLATES] = state.replace_groups(TEMPLATES, templates, ids, "template_id", ["template_id"],
                                               f"{work}/merge-templates")
     return metrics
+
+
+def _remove_uncommitted_outputs(state: State, committed: list[str]) -> list[str]:
+    """Delete STATE/nights/<night> of every night not committed; their names."""
+    helper = RunOutput(state.spark, state.root, "clean-up")
+    fs, Path = helper._fs, helper._Path
+    folder = Path(f"{state.root}/nights")
+    if not fs.exists(folder):
+        return []
+    gone = sorted(s.getPath().getName() for s in fs.listStatus(folder)
+                  if s.isDirectory() and s.getPath().getName() not in set(committed))
+    for name in gone:
+        fs.delete(Path(f"{state.root}/nights/{name}"), True)
+    return gone
 
 
 def _publish(spark: SparkSession, run_out: str, output: str) -> None:

@@ -10,8 +10,9 @@
     STATE/nights/<night>/            the night's run output (clean_pages, wet/, report.html ...)
 
 Each table is changed only by MERGEs that are idempotent (applying the same
-night twice leaves the same rows), and a night is committed by one append to
-`nights`, the last thing it does. So:
+night twice leaves the same rows), a night is committed by one row added to
+`nights` (a MERGE on its sequence number), the last thing it does, and one
+night at a time holds STATE/_lock (StateLock). So:
 - a file listed in `nights` is never ingested again (running a night twice changes nothing);
 - a night killed midway left merges that its re-run applies again to the same
   result, then commits (the re-run equals an uninterrupted run);
@@ -23,6 +24,9 @@ night twice leaves the same rows), and a night is committed by one append to
 from __future__ import annotations
 
 import json
+import os
+import socket
+from datetime import datetime, timezone
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
@@ -55,6 +59,81 @@ NIGHTS_SCHEMA = T.StructType([
 
 class StateError(RuntimeError):
     pass
+
+
+LOCK = "_lock"  # STATE/_lock: the night that works on the state
+
+
+class StateLock:
+    """STATE/_lock, held while a night works on the state. Created only where none
+    exists (Hadoop's create without overwrite: atomic on HDFS and local disks; on
+    S3 a check, then a write). Two nights at once wiped each other's scratch,
+    merged into each other's commit and both committed (found in review); cron's
+    flock guards one machine only.
+
+    A lock whose holder ran on this machine and is gone (a killed driver) is taken
+    over; any other is refused, naming the holder, until it is released or removed
+    by hand (a driver killed on another machine: `rm` the file once sure)."""
+
+    def __init__(self, state: "State"):
+        self.state = state
+        self.path = f"{state.root}/{LOCK}"
+        self.holder = {"host": socket.gethostname(), "pid": os.getpid(),
+                       "since": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+
+    def __enter__(self) -> "StateLock":
+        from templatemine.tables.output import RunOutput
+
+        out = RunOutput(self.state.spark, self.state.root, "lock")
+        fs, Path = out._fs, out._Path
+        fs.mkdirs(Path(self.state.root))
+        for _ in range(2):
+            try:
+                stream = fs.create(Path(self.path), False)
+            except Exception as exc:  # FileAlreadyExistsException, through py4j
+                if "AlreadyExists" not in str(exc) and not fs.exists(Path(self.path)):
+                    raise
+                held = self._held(out)
+                if held.get("host") == self.holder["host"] and not _alive(held.get("pid")):
+                    fs.delete(Path(self.path), False)  # its night was killed: ours now
+                    self.taken_over = held
+                    continue
+                raise StateError(f"{self.state.root}: another night holds the state ({self.path}: "
+                                 f"{held or 'unreadable'}); if none is running (its driver was killed on another "
+                                 f"machine), delete {self.path}") from None
+            try:
+                stream.write(bytearray(json.dumps(self.holder).encode("utf-8")))
+            finally:
+                stream.close()
+            return self
+        raise StateError(f"{self.state.root}: could not take {self.path}")
+
+    def _held(self, out) -> dict:
+        try:
+            return json.loads(out.read_text(self.path) or "{}")
+        except Exception:  # being written, or not ours
+            return {}
+
+    def __exit__(self, *exc) -> None:
+        from templatemine.tables.output import RunOutput
+
+        out = RunOutput(self.state.spark, self.state.root, "lock")
+        if self._held(out) == self.holder:
+            out.remove_path(self.path)
+
+
+def _alive(pid) -> bool:
+    if not isinstance(pid, int) or pid <= 0:
+        return False
+    if pid == os.getpid():
+        return False  # this process holds no lock it is asking for: one left by an earlier call here
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def delta_ready(spark: SparkSession) -> None:
@@ -105,9 +184,23 @@ class State:
         return {r["f"] for r in self.latest(NIGHTS).select(F.explode("files").alias("f")).collect()}
 
     def commit_night(self, row: dict) -> None:
-        """Append the night's row: the one write that makes the night visible."""
+        """Add the night's row: the one write that makes the night visible. A MERGE
+        on `seq`, not a blind append: two nights that ran at once both appended
+        their row under one sequence number, and readers took either's versions
+        (found in review). A MERGE reads `nights`, so Delta refuses the second of
+        two concurrent ones, and one that finds its number taken inserts nothing."""
+        self.create_if_missing(NIGHTS, NIGHTS_SCHEMA)
         frame = self.spark.createDataFrame([row], NIGHTS_SCHEMA)
-        frame.write.format("delta").mode("append").save(self.path(NIGHTS))
+        self.merge(NIGHTS, frame, ["seq"], update_all=False)
+        # (a MERGE that changes nothing commits nothing: its metrics would be the last commit's)
+        ours = (F.col("seq") == row["seq"]) & (F.col("night") == row["night"])
+        if self.latest(NIGHTS).where(ours).count() != 1:
+            raise StateError(f"{self.root}: night {row['night']} not committed: another night committed sequence "
+                             f"number {row['seq']} while it ran (its merges are applied again by the next night)")
+
+    # ------------------------------------------------------------ the lock
+    def lock(self) -> "StateLock":
+        return StateLock(self)
 
     # ------------------------------------------------------------ readers
     def committed_versions(self) -> dict[str, int]:

@@ -358,7 +358,7 @@ def expand_inputs(inputs: list[str], missing: list[str] | None = None) -> list[I
     out: list[InputFile] = []
     for item in inputs:
         for f in (_remote_listing(item, 0, missing) if is_remote(item) else _local(item, 0, missing)):
-            key = _same_file(f.path)
+            key = same_file(f.path)
             if key not in seen:
                 seen.add(key)
                 out.append(InputFile(_as_listed(f.path), f.size))
@@ -367,7 +367,7 @@ def expand_inputs(inputs: list[str], missing: list[str] | None = None) -> list[I
     return out
 
 
-def _same_file(path: str) -> str:
+def same_file(path: str) -> str:
     """One key per file, whatever it was called: a symlink and its target, or
     s3://, s3a:// and s3n:// for one object (read twice, its records would be
     counted twice)."""

@@ -238,7 +238,7 @@ def test_history_comes_from_delta(spark, run_a):
     nights = [n["night"] for n in State(spark, run_a[0]).nights()]
     assert set(per_night) == set(nights)
     for night in nights:
-        assert ("pages", "MERGE") in per_night[night] and ("nights", "WRITE") in per_night[night]
+        assert ("pages", "MERGE") in per_night[night] and ("nights", "MERGE") in per_night[night]
 
 
 def test_a_state_from_before_a_new_column_gains_it(spark, tmp_path):

@@ -55,6 +55,8 @@ def test_a_file_that_cannot_be_opened_is_left_for_a_later_night(spark, tmp_path)
     assert any("could not be opened" in m and late in m for m in said)
     st = State(spark, state)
     assert st.processed_files() == {first}
+    # the night's records are those it merged: the unopened file's row is not counted (it was, and again later)
+    assert one["records"] == sum(one["records_by_outcome"].values()) == st.read_table("records").count() == len(a)
     assert st.read_table("records").where(F.col("warc_file") == late).count() == 0
 
     write_warc(late, b)
@@ -125,3 +127,63 @@ def test_a_night_of_another_detection_mode_after_an_etdm_night(spark, tmp_path):
     held = st.read_table("template_pagelets").select("template_id").distinct()
     stale = templates.join(held, "template_id", "left_anti").where(F.coalesce("n_pages", F.lit(0)) > 0)
     assert stale.count() == 0
+
+
+def test_one_night_at_a_time_each_file_once_whatever_its_name(spark, tmp_path):
+    """Found in review (2026-11-28, eleventh session): two nights at once both
+    committed, under one sequence number, having wiped each other's scratch; a
+    file read before through a symlinked folder was ingested again, its records
+    counted twice; a killed night's published output stayed when its re-run had
+    another id; an empty file (being written) was committed as ingested; a night
+    with other page-key or shingle settings mixed incompatible rows into the state."""
+    import json
+    import socket
+    import subprocess
+    from datetime import datetime, timezone
+
+    from templatemine.nightly.state import State, StateError
+
+    a, b = two_template_site(), blog_site()
+    data = tmp_path / "data"
+    data.mkdir()
+    first = write_warc(str(data / "first.warc.gz"), a)
+    second = write_warc(str(tmp_path / "second.warc.gz"), b)
+    (tmp_path / "empty.warc.gz").write_bytes(b"")
+    (tmp_path / "link").symlink_to(data)
+    state = str(tmp_path / "state")
+    one, _ = _night(spark, state, [first])
+    lock = tmp_path / "state" / "_lock"
+
+    sleeper = subprocess.Popen(["sleep", "60"])
+    try:
+        for holder in ({"host": socket.gethostname(), "pid": sleeper.pid}, {"host": "elsewhere", "pid": 1}):
+            lock.write_text(json.dumps(holder))
+            with pytest.raises(StateError, match="another night holds the state"):
+                _night(spark, state, [second])
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    other = replace(TEST, extract=replace(TEST.extract, strip_index=not TEST.extract.strip_index))
+    lock.unlink()
+    with pytest.raises(StateError, match="extract.strip_index = .* the state's"):
+        _night(spark, state, [second], other)
+    assert not lock.exists()  # released by the night that failed
+    ended = subprocess.Popen(["true"])
+    ended.wait()  # a process of this machine that has ended: its lock is stale (a killed night's)
+    lock.write_text(json.dumps({"host": socket.gethostname(), "pid": ended.pid}))
+    stale_output = tmp_path / "state" / "nights" / "0009-0000000000"
+    stale_output.mkdir(parents=True)
+    files = expand_inputs([str(tmp_path / "link" / "first.warc.gz"), second, str(tmp_path / "empty.warc.gz")])
+    two, said = _night(spark, state, files)
+    assert any("took over the lock" in m for m in said) and not lock.exists()
+    assert two["files"] == 1 and two["files_already_ingested"] == 1 and two["files_empty"] == [
+        str(tmp_path / "empty.warc.gz")]
+    assert two["records"] == len(b) and not stale_output.exists()
+    st = State(spark, state)
+    assert st.processed_files() == {first, second}
+    assert st.read_table("records").count() == one["records"] + two["records"]
+    now = datetime.now(timezone.utc)
+    with pytest.raises(StateError, match="another night committed sequence number 1"):
+        st.commit_night({"seq": 1, "night": "0001-x", "started_at": now, "finished_at": now, "files": [],
+                         "output": "", "versions": {}, "summary": "{}"})
+    assert [n["seq"] for n in st.nights()] == [1, 2]

@@ -105,7 +105,7 @@ def test_odd_but_real_inputs_found_in_review(tmp_path):
     manifest that lists nothing (which refused the whole run); a manifest
     saved with a byte-order mark reads from its first line; one file named
     twice (a symlink, s3:// beside s3a://) is read once."""
-    from templatemine.warc.inputs import _same_file
+    from templatemine.warc.inputs import same_file
 
     crawl = tmp_path / "crawl"
     crawl.mkdir()
@@ -118,7 +118,7 @@ def test_odd_but_real_inputs_found_in_review(tmp_path):
     assert [os.path.basename(f.path) for f in expand_inputs([str(manifest)])] == ["a.warc.gz"]
     (tmp_path / "link.warc.gz").symlink_to(crawl / "a.warc.gz")
     assert len(expand_inputs([str(crawl / "a.warc.gz"), str(tmp_path / "link.warc.gz")])) == 1
-    assert _same_file("s3a://bucket/x.warc.gz") == _same_file("s3://bucket/x.warc.gz") != _same_file("hdfs://b/x")
+    assert same_file("s3a://bucket/x.warc.gz") == same_file("s3://bucket/x.warc.gz") != same_file("hdfs://b/x")
 
 
 def test_folders_globs_and_manifests_found_in_the_eleventh_review(tmp_path):
