@@ -295,7 +295,10 @@ def sites_section(data: ReportData) -> str:
         'Rajagopalan\'s Table 2 (there per query: on average 43% of a base set\'s pages carry template pagelets). '
         '"Template share of tokens" counts the tokens of all template pagelets over all tokens of the site\'s '
         'pagelets; "mean template share per page" averages clean_pages.template_token_fraction (node level in '
-        'the etdm modes). A template found on several sites counts once per site; the total counts it once.</p>')
+        'the etdm modes). Here every count is of what clean removed: "templates" are those with a removed pagelet '
+        'on the site\'s pages (a site-level template on pages the page-level model judged alone is not removed, '
+        'so the total can be under the Run table\'s templates found). A template found on several sites counts '
+        'once per site; the total counts it once.</p>')
     parts.append("</section>")
     return "".join(parts)
 
