@@ -446,6 +446,9 @@ def _on_grid(x: np.ndarray, grid: float, threshold: float) -> np.ndarray:
     if grid <= 0:
         return x
     r = np.round(x / grid) * grid
+    # a grid point meant to be the threshold can come out an ulp off it (11 * 0.03 =
+    # 0.32999999999999996 for 0.33), a second value that ties with it (found in review)
+    r = np.where(np.abs(r - threshold) <= grid * 1e-6, threshold, r)
     r = np.where((x < threshold) & (r >= threshold), threshold - grid * 1e-3, r)
     return np.where((x >= threshold) & (r < threshold), threshold, r)
 

@@ -397,6 +397,13 @@ def test_a_score_kept_under_the_threshold_does_not_tie_with_it():
     for fn in (smooth, _numpy_smooth):
         s = fn(parent, xr, 0.5)
         assert (s.y >= 0.5).all() and abs(s.cost - best) < 1e-9, fn
+    # a grid whose point at the threshold comes out an ulp under it (11 * 0.03 for 0.33)
+    for grid, threshold in ((0.03, 0.33), (0.15, 0.45), (0.06, 0.9), (0.09, 0.81)):
+        xg = np.array([threshold + 0.001] * 11 + [threshold - 0.001])
+        xr = _on_grid(xg, grid, threshold)
+        assert sorted(set(xr.tolist())) == [threshold - grid * 1e-3, threshold], (grid, threshold)
+        s = smooth(parent, xr, 0.5)
+        assert (s.y >= threshold).all(), (grid, threshold)
     texts = ["", *[f"item{i}" for i in range(11)]]
     words = np.array([len(t.split()) for t in texts])
     r = _judge(parent, x, texts, words, document_order(parent, texts, words, None), Scoring(), None, None)
