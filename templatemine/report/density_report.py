@@ -532,6 +532,6 @@ def run_density(spark: SparkSession, out: str, dest: str | None = None,
     if progress:
         fit = numbers["fit"]
         progress(f"density: {dest}/ ({fmt_int(numbers['totals']['tokens'])} tokens, "
-                 + (f"R^2 {fit['r2']:.4f}, " if fit else "") + f"{numbers['typicality']['n_terms']} terms, "
+                 + (f"R^2 {_fixed(fit['r2'], 4)}, " if fit else "") + f"{numbers['typicality']['n_terms']} terms, "
                  f"{time.time() - started:.1f}s)")
     return numbers

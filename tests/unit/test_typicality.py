@@ -215,3 +215,11 @@ def test_the_density_page_renders_where_r2_is_undefined():
     assert numbers["fit"]["r2"] is None
     html = render_density_html(numbers, density_chart(data))
     assert "R\u00b2 = undefined" in html
+    import templatemine.report.density_report as D  # and the command's progress line, after writing
+
+    said: list[str] = []
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(D, "gather_density", lambda *a, **k: data)
+        mp.setattr(D, "write_folder_atomically", lambda spark, dest, files: None)
+        D.run_density(None, "o", progress=said.append)
+    assert "R^2 undefined" in said[-1]
