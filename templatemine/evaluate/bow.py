@@ -91,14 +91,15 @@ def gold_names(paths: list[str]) -> list[str]:
     in review)."""
     from collections import Counter
 
+    real = [os.path.realpath(p) for p in paths]
     names = [gold_name(p) for p in paths]
     for depth in range(2, 64):
         twice = {n for n, c in Counter(names).items() if c > 1}
         if not twice:
-            return names
-        names = ["/".join(os.path.normpath(os.path.dirname(p)).split(os.sep)[-depth:])
-                 if n in twice and os.path.basename(p) == "gold.jsonl" else n for p, n in zip(paths, names)]
-    return [os.path.abspath(p) for p in paths]  # the same file given twice
+            break
+        names = ["/".join(os.path.dirname(p).split(os.sep)[-depth:])
+                 if n in twice and os.path.basename(p) == "gold.jsonl" else n for p, n in zip(real, names)]
+    return names
 
 
 def evaluate_texts(texts: dict[str, str], gold_files: list[str], normalize=None, site_of=None,
@@ -110,7 +111,12 @@ def evaluate_texts(texts: dict[str, str], gold_files: list[str], normalize=None,
     `gold_filter` (str -> str), when given, rewrites each gold text first
     (`html.unescape`, for a gold that holds literal HTML entities)."""
     per_file = {}
-    for path, name in zip(gold_files, gold_names(gold_files)):
+    # one file given twice, under any spelling, is scored once (it counted twice in the mean)
+    first: dict[str, str] = {}
+    for p in gold_files:
+        first.setdefault(os.path.realpath(p), p)  # the first spelling, in the order given
+    files = list(first.values())
+    for name, path in zip(gold_names(files), files):
         # one gold text per page as it is looked up: .../doc/ and .../doc/index.html
         # normalise alike and were scored twice (the last is scored, as read_gold does)
         by_key: dict[str, str] = {}

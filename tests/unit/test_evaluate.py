@@ -1,4 +1,5 @@
 import json
+import os
 
 from templatemine.evaluate.bow import evaluate_texts, prf
 
@@ -100,6 +101,9 @@ def test_gold_files_of_one_folder_name_empty_files_and_normalised_twins(tmp_path
     result = evaluate_texts(texts, [*paths, str(empty)])
     assert {k: v.f1 for k, v in result["per_file"].items()} == {"news/site1": 1.0, "sites/site1": 0.0, "empty": 0.0}
     assert result["mean_f1"] == 0.5  # over the two files with pages
+    relative = os.path.relpath(paths[0])  # one file under two spellings: scored once
+    again = evaluate_texts(texts, [relative, *paths, str(empty)])
+    assert list(again["per_file"]) == ["news/site1", "sites/site1", "empty"] and again["mean_f1"] == 0.5
     twins = tmp_path / "twins.jsonl"
     twins.write_text("\n".join(json.dumps(r) for r in [{"url": "https://x.org/doc/", "gold_text": "a b"},
                                                         {"url": "https://x.org/doc/index.html", "gold_text": "a b"}]))
