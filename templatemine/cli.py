@@ -203,15 +203,16 @@ def summary_lines(manifest: dict) -> list[str]:
 
 
 def _load(args):
-    from templatemine.config import load_config, settings_given
+    from templatemine.config import load_config
 
-    config = load_config(args.preset, args.config, args.set)
+    given: set[str] = set()
+    config = load_config(args.preset, args.config, args.set, given)
     if getattr(args, "fail_fast", False):
         config = replace(config, extract=replace(config.extract, fail_fast=True))
     if getattr(args, "pagelevel", None):
         config = replace(config, pagelevel=replace(config.pagelevel, mode=args.pagelevel))
-    # as given in --set ("extract.nodes = true" too) or in the --config file
-    explicit = "extract.nodes" in settings_given(args.config, args.set)
+    # as given in --set ("extract.nodes = true" too) or in the --config file (read once: a FIFO too)
+    explicit = "extract.nodes" in given
     if args.command == "run" and config.pagelevel.mode == "site" and not explicit:  # no model, no need for nodes
         config = replace(config, extract=replace(config.extract, nodes=False))
     return config

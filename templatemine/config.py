@@ -400,11 +400,15 @@ def _apply(section, values: dict, where: str, section_name: str = ""):
     return replace(section, **updates)
 
 
-def load_config(preset: str | None = None, path: str | None = None, overrides: list[str] = ()) -> Config:
+def load_config(preset: str | None = None, path: str | None = None, overrides: list[str] = (),
+                given: set[str] | None = None) -> Config:
     """A preset, then a TOML file's `[extract]`, `[detect]`, `[clean]`, `[distill]`,
     `[pagelevel]` and `[spark]` tables, then `section.field=value` overrides (e.g. `extract.k=4`).
     The preset is PRESET, else the file's `preset = "..."`, else local; a PRESET
-    the file contradicts is an error (one of the two would be ignored)."""
+    the file contradicts is an error (one of the two would be ignored).
+    `given`, a set, gets the `section.name` settings the file and the overrides
+    give (not the preset's), from this one read of the file: a command that
+    changes a default must not override what the user wrote."""
     data: dict = {}
     if path:
         with open(path, "rb") as fh:
@@ -424,6 +428,8 @@ def load_config(preset: str | None = None, path: str | None = None, overrides: l
             if not isinstance(data.get(section, {}), dict):
                 raise ValueError(f"{path}: {section} must be a table ([{section}]), not {data[section]!r}")
         for section in _SECTIONS:
+            if given is not None:
+                given.update(f"{section}.{name}" for name in data.get(section, {}))
             config = replace(config, **{section: _apply(getattr(config, section), data.pop(section, {}), path,
                                                          section)})
         config = replace(config, spark={**config.spark, **_spark_conf(data.pop("spark", {}), path)})
@@ -432,6 +438,8 @@ def load_config(preset: str | None = None, path: str | None = None, overrides: l
     for item in overrides:
         section, name, value = _override(item)
         config = replace(config, **{section: _apply(getattr(config, section), {name: value}, "--set", section)})
+        if given is not None:
+            given.add(f"{section}.{name}")
     return config
 
 
@@ -442,18 +450,6 @@ def _override(item: str) -> tuple[str, str, str]:
     if not sep or not dot or section not in _SECTIONS:
         raise ValueError(f"override {item!r} is not of the form SECTION.NAME=VALUE ({', '.join(_SECTIONS)})")
     return section, name, value
-
-
-def settings_given(path: str | None, overrides: list[str] = ()) -> set[str]:
-    """The `section.name` settings a config file or `--set` gives (not the preset's):
-    a command that changes a default must not override what the user wrote.
-    Call after load_config, which has checked the file and the overrides."""
-    given: set[str] = set()
-    if path:
-        with open(path, "rb") as fh:
-            data = tomllib.load(fh)
-        given |= {f"{section}.{name}" for section in _SECTIONS for name in data.get(section, {})}
-    return given | {f"{section}.{name}" for section, name, _ in map(_override, overrides)}
 
 
 def _spark_conf(table: dict, path: str, prefix: str = "") -> dict[str, str]:

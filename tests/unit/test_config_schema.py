@@ -123,6 +123,9 @@ def test_counts_shares_and_sections_found_in_the_eleventh_review(tmp_path):
         assert _load(args).extract.nodes is True, extra
     args = build_parser().parse_args(["run", "x.warc.gz", "--out", "o", "--pagelevel", "site"])
     assert _load(args).extract.nodes is False  # not asked for: no model, no nodes
+    given: set[str] = set()  # from the one read of the file (a FIFO cannot be read twice)
+    load_config(None, str(f), ["detect.mode = local"], given)
+    assert given == {"extract.nodes", "detect.mode"}
 
 
 def test_the_spark_table_takes_dotted_keys_quoted_or_not(tmp_path):
