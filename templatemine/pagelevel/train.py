@@ -80,7 +80,9 @@ def judgeable_nodes(spark: SparkSession, out: str, stage: str,
       a node of another format, or of another count, is set aside and said so;
       it is not judged, so clean takes its text from the site-level templates,
       until its page is captured again. A row of null format (a state's node
-      from before the column) is judged if its count is right."""
+      from before the column) is set aside too, as of an unknown format: the
+      column came while the format was 2, so such a row is of format 2 or older
+      (it was judged when its count was right, which format 3 kept at 43)."""
     out = out.rstrip("/")
     text = read_text(spark, f"{out}/{MANIFEST}")
     record = json.loads(text).get("node_features") if text else None
@@ -96,16 +98,15 @@ def judgeable_nodes(spark: SparkSession, out: str, stage: str,
             raise ValueError(f"{out}: {stage}: nodes with other than the {N_FEATURES} features this templatemine "
                              f"computes (page_key {wrong[0]['page_key']}); extract it again")
         return nodes, {}
-    # rows of another format, and null rows of another number of features: two scans
+    # rows of another format, and null rows: two scans
     # whose filters on the format Parquet can push down (an OR with size() it cannot),
     # so once every row is of this format the row groups' statistics (min = max =
     # FORMAT, no null) skip both: 0.22 s against 3.57 s for one OR scan on 20 M nodes; with
     # old null rows in every file 3.56 s against 3.24 s (scripts/bench_format_check.py;
     # docs/pagelevel.md, "Checking the nodes' format")
     fmt = F.col("features_format")
-    other = nodes.where(fmt.isNotNull() & (fmt != FORMAT)).unionByName(
-        nodes.where(fmt.isNull()).where(F.coalesce(F.size("features"), F.lit(-1)) != N_FEATURES))
-    # per page: its other format, or "unknown" (null rows of another number of features)
+    other = nodes.where(fmt.isNotNull() & (fmt != FORMAT)).unionByName(nodes.where(fmt.isNull()))
+    # per page: its other format, or "unknown" (null rows: from before the column)
     stale = other.groupBy("page_key").agg(F.max(F.when(fmt != FORMAT, fmt)).alias("format"))
     by_format = {("unknown" if r["format"] is None else str(r["format"])): r["pages"]
                  for r in stale.groupBy("format").agg(F.count("*").alias("pages")).collect()}
