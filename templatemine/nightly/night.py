@@ -27,6 +27,7 @@ import json
 import os
 import time
 from dataclasses import replace
+from functools import reduce
 from datetime import datetime, timezone
 from typing import Callable
 
@@ -98,21 +99,25 @@ def _run_night(spark: SparkSession, state: State, files: list[InputFile], config
                progress: Callable[[str], None], missing: list[str]) -> dict:
     """run_night, holding the state's lock."""
     from templatemine.pagelevel.stage import SITE, run_pagelevel
-    from templatemine.tables.extract import READ_FAILED, UNOPENED, run_extract
+    from templatemine.tables.extract import NOT_READ_WHOLE, run_extract
     from templatemine.templates.stage import run_clean, run_detect
 
     started = datetime.now(timezone.utc)
     clock = time.time()
     # a file is known by what it is, not how it is spelt: one read before through a
     # symlinked folder, or as s3:// where it is s3a:// now, was ingested again and
-    # every record of it counted twice (found in review)
-    done = {same_file(p) for p in state.processed_files()}
-    empty = [f.path for f in files if f.size == 0 and same_file(f.path) not in done]
+    # every record of it counted twice (found in review). What it is was resolved
+    # when it was ingested (a symlink moved since does not make another file old),
+    # and only paths not ingested as spelt are resolved now
+    done_paths, done = state.processed()
+    key = {f.path: same_file(f.path) for f in files if f.path not in done_paths}
+    fresh = [f for f in files if f.path in key and key[f.path] not in done]
+    empty = [f.path for f in fresh if f.size == 0]
     if empty:  # being written, or cut short: once ingested, never read again
         progress(f"nightly: WARNING {len(empty)} new file(s) are empty, not ingested, left for a later night: "
                  f"{', '.join(empty[:3])}{' ...' if len(empty) > 3 else ''}")
-    new = [f for f in files if f.size and same_file(f.path) not in done]
-    absent = [p for p in missing if same_file(p) not in done]
+    new = [f for f in fresh if f.size]
+    absent = [p for p in missing if p not in done_paths and same_file(p) not in done]
     if absent:
         progress(f"nightly: WARNING {len(absent)} listed file(s) not found, never ingested, left for a later "
                  f"night: {', '.join(absent[:3])}{' ...' if len(absent) > 3 else ''}")
@@ -135,7 +140,8 @@ def _run_night(spark: SparkSession, state: State, files: list[InputFile], config
     if removed:
         progress(f"nightly: removed the output of {len(removed)} night(s) never committed: {', '.join(removed[:3])}")
     work = f"{state.root}/_work/{night}"
-    progress(f"nightly: night {night}: {len(new)} new file(s), {len(files) - len(new)} already ingested")
+    progress(f"nightly: night {night}: {len(new)} new file(s), {len(files) - len(new) - len(empty)} already "
+             "ingested")
     spark.conf.set("spark.databricks.delta.commitInfo.userMetadata", f"night {night}")
     timings: dict[str, float] = {}
 
@@ -152,8 +158,8 @@ def _run_night(spark: SparkSession, state: State, files: list[InputFile], config
         # error of the file system), or whose reading the file system failed midway, is not
         # ingested, none of its rows: a later night takes it up whole
         records = spark.read.parquet(f"{work}/extract/{S.RECORDS}")
-        failed = F.col("outcome").eqNullSafe("malformed") & (
-            F.col("detail").startswith(UNOPENED) | F.col("detail").startswith(READ_FAILED))
+        failed = F.col("outcome").eqNullSafe("malformed") & reduce(
+            lambda a, b: a | b, [F.col("detail").startswith(prefix) for prefix in NOT_READ_WHOLE])
         unopened = sorted(r["warc_file"] for r in records.where(failed).select("warc_file").distinct().collect())
         if unopened:
             progress(f"nightly: WARNING {len(unopened)} new file(s) could not be opened or read whole, not ingested, "
@@ -208,7 +214,7 @@ def _run_night(spark: SparkSession, state: State, files: list[InputFile], config
         }
         state.commit_night({
             "seq": seq, "night": night, "started_at": started, "finished_at": datetime.now(timezone.utc),
-            "files": ingested, "output": output, "versions": versions,
+            "files": ingested, "file_keys": [key[p] for p in ingested], "output": output, "versions": versions,
             "summary": json.dumps(summary, default=str),
         })
     finally:
@@ -246,10 +252,10 @@ def _ingested_records(records: DataFrame, unopened: list[str]) -> dict:
     """The night's records and their outcomes, of the files it ingests: an unopened
     file's row was counted, and counted again by the night that read the file, so
     the nights' counts did not add up to RECORDS (found in review)."""
-    if unopened:
-        records = records.where(~F.col("warc_file").isin(list(unopened)))
     from templatemine.tables.extract import OUTCOMES
 
+    if unopened:
+        records = records.where(~F.col("warc_file").isin(list(unopened)))
     counts = {r["outcome"]: r["count"] for r in records.groupBy("outcome").count().collect()}
     return {"records": sum(counts.values()), "records_by_outcome": {k: counts[k] for k in OUTCOMES if counts.get(k)}}
 

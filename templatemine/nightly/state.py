@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import time
 from datetime import datetime, timezone
 
 from pyspark.sql import DataFrame, SparkSession
@@ -54,6 +55,9 @@ NIGHTS_SCHEMA = T.StructType([
     T.StructField("output", T.StringType(), False),  # STATE/nights/<night>
     T.StructField("versions", T.MapType(T.StringType(), T.LongType(), False), False),
     T.StructField("summary", T.StringType(), False),  # JSON: counts and timings
+    # what each file is (warc.inputs.same_file), resolved when it was ingested: a
+    # file is never ingested again under another name (null: a night from before)
+    T.StructField("file_keys", T.ArrayType(T.StringType(), False), True),
 ])
 
 
@@ -62,78 +66,184 @@ class StateError(RuntimeError):
 
 
 LOCK = "_lock"  # STATE/_lock: the night that works on the state
+UNREADABLE_STALE_S = 600  # an empty or unreadable lock this old is a write that failed midway
 
 
 class StateLock:
     """STATE/_lock, held while a night works on the state. Created only where none
-    exists (Hadoop's create without overwrite: atomic on HDFS and local disks; on
-    S3 a check, then a write). Two nights at once wiped each other's scratch,
-    merged into each other's commit and both committed (found in review); cron's
-    flock guards one machine only.
+    exists: O_EXCL on a local disk, Hadoop's create without overwrite elsewhere
+    (atomic on HDFS; on S3 a check, then a write). Two nights at once wiped each
+    other's scratch, merged into each other's commit and both committed (found in
+    review); cron's flock guards one machine only.
 
-    A lock whose holder ran on this machine and is gone (a killed driver) is taken
-    over; any other is refused, naming the holder, until it is released or removed
-    by hand (a driver killed on another machine: `rm` the file once sure)."""
+    The lock names its holder: host, pid, and what makes a pid one process there
+    (the boot's id, the PID namespace, the process's start time). A lock is taken
+    over when its holder is surely gone: the same host, booted since, or in the
+    same boot and PID namespace with no process of that pid and start time (a
+    killed driver); or when it is empty or unreadable and older than
+    UNREADABLE_STALE_S (its write failed). It is claimed by renaming it away, which
+    one night only can do, and checked unchanged before it is dropped. Any other
+    lock is refused, naming its holder, until released or removed by hand (a
+    driver killed in another container or on another machine: `rm` it once sure)."""
 
     def __init__(self, state: "State"):
+        from templatemine.tables.output import RunOutput
+
         self.state = state
         self.path = f"{state.root}/{LOCK}"
         self.holder = {"host": socket.gethostname(), "pid": os.getpid(),
-                       "since": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+                       "since": datetime.now(timezone.utc).isoformat(timespec="seconds"), **_process_facts(os.getpid())}
+        self.text = json.dumps(self.holder, sort_keys=True)
+        self.taken_over: dict | None = None
+        out = RunOutput(state.spark, state.root, "lock")
+        self._fs, self._Path = out._fs, out._Path
+        self._out = out
+        self._local = self._fs.getScheme() == "file"
 
+    def _on_disk(self, path: str) -> str:
+        return self._Path(path).toUri().getPath()
+
+    # ---------------------------------------------------------------- file operations, local or Hadoop
+    def _create(self, path: str, text: str) -> bool:
+        """Write `text` to a new file at `path`; False if one exists. A failed write
+        leaves no file (an empty lock would hold off every later night)."""
+        if self._local:
+            local = self._on_disk(path)
+            os.makedirs(os.path.dirname(local), exist_ok=True)
+            try:
+                fd = os.open(local, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+            except FileExistsError:
+                return False
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                    fh.write(text)
+            except BaseException:
+                os.unlink(local)
+                raise
+            return True
+        try:
+            stream = self._fs.create(self._Path(path), False)
+        except Exception as exc:  # FileAlreadyExistsException, through py4j
+            if "AlreadyExists" in str(exc) or self._fs.exists(self._Path(path)):
+                return False
+            raise
+        try:
+            stream.write(bytearray(text.encode("utf-8")))
+            stream.close()
+        except BaseException:
+            self._fs.delete(self._Path(path), False)
+            raise
+        return True
+
+    def _read(self, path: str) -> str | None:
+        try:
+            if self._local:
+                with open(self._on_disk(path), encoding="utf-8") as fh:
+                    return fh.read()
+            return self._out.read_text(path)
+        except FileNotFoundError:
+            return None
+        except Exception:  # being written, or not text
+            return ""
+
+    def _age_s(self, path: str) -> float:
+        try:
+            if self._local:
+                return time.time() - os.stat(self._on_disk(path)).st_mtime
+            return time.time() - self._fs.getFileStatus(self._Path(path)).getModificationTime() / 1000
+        except Exception:
+            return 0.0
+
+    def _rename(self, src: str, dst: str) -> bool:
+        if self._local:
+            try:
+                os.rename(self._on_disk(src), self._on_disk(dst))
+                return True
+            except FileNotFoundError:
+                return False
+        return bool(self._fs.rename(self._Path(src), self._Path(dst)))
+
+    def _delete(self, path: str) -> None:
+        if self._local:
+            try:
+                os.unlink(self._on_disk(path))
+            except FileNotFoundError:
+                pass
+        else:
+            self._fs.delete(self._Path(path), False)
+
+    # ---------------------------------------------------------------- the lock
     def __enter__(self) -> "StateLock":
-        from templatemine.tables.output import RunOutput
+        import uuid
 
-        out = RunOutput(self.state.spark, self.state.root, "lock")
-        fs, Path = out._fs, out._Path
-        fs.mkdirs(Path(self.state.root))
-        for _ in range(2):
-            try:
-                stream = fs.create(Path(self.path), False)
-            except Exception as exc:  # FileAlreadyExistsException, through py4j
-                if "AlreadyExists" not in str(exc) and not fs.exists(Path(self.path)):
-                    raise
-                held = self._held(out)
-                if held.get("host") == self.holder["host"] and not _alive(held.get("pid")):
-                    fs.delete(Path(self.path), False)  # its night was killed: ours now
-                    self.taken_over = held
-                    continue
+        for _ in range(3):
+            if self._create(self.path, self.text):
+                return self
+            text = self._read(self.path)
+            if text is None:  # released meanwhile
+                continue
+            held = _parse(text)
+            if not self._stale(held, text):
                 raise StateError(f"{self.state.root}: another night holds the state ({self.path}: "
-                                 f"{held or 'unreadable'}); if none is running (its driver was killed on another "
-                                 f"machine), delete {self.path}") from None
-            try:
-                stream.write(bytearray(json.dumps(self.holder).encode("utf-8")))
-            finally:
-                stream.close()
-            return self
+                                 f"{held or 'unreadable'}); if none is running (its driver was killed in another "
+                                 f"container or on another machine), delete {self.path}")
+            claim = f"{self.path}.stale.{uuid.uuid4().hex}"
+            if not self._rename(self.path, claim):
+                continue  # another night claimed it first
+            if self._read(claim) != text:  # not the lock judged stale: a night's fresh one
+                self._rename(claim, self.path)
+                raise StateError(f"{self.state.root}: another night took the state's lock at the same time")
+            self._delete(claim)
+            self.taken_over = held or {"unreadable": text[:200]}
         raise StateError(f"{self.state.root}: could not take {self.path}")
 
-    def _held(self, out) -> dict:
-        try:
-            return json.loads(out.read_text(self.path) or "{}")
-        except Exception:  # being written, or not ours
-            return {}
+    def _stale(self, held: dict, text: str) -> bool:
+        if not held:
+            return self._age_s(self.path) > UNREADABLE_STALE_S
+        me = self.holder
+        if held.get("host") != me["host"]:
+            return False
+        if held.get("boot") and me.get("boot") and held["boot"] != me["boot"]:
+            return True  # booted since: no process of that boot runs
+        if not held.get("boot") or held.get("boot") != me.get("boot") or held.get("pidns") != me.get("pidns"):
+            return False  # another container sharing the host name: its pids are not ours to see
+        pid = held.get("pid")
+        if not isinstance(pid, int) or pid <= 0:
+            return False
+        start = _process_facts(pid).get("start")
+        return start is None or start != held.get("start")
 
     def __exit__(self, *exc) -> None:
-        from templatemine.tables.output import RunOutput
-
-        out = RunOutput(self.state.spark, self.state.root, "lock")
-        if self._held(out) == self.holder:
-            out.remove_path(self.path)
+        if self._read(self.path) == self.text:
+            self._delete(self.path)
 
 
-def _alive(pid) -> bool:
-    if not isinstance(pid, int) or pid <= 0:
-        return False
-    if pid == os.getpid():
-        return False  # this process holds no lock it is asking for: one left by an earlier call here
+def _parse(text: str) -> dict:
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+        held = json.loads(text)
+    except ValueError:
+        return {}
+    return held if isinstance(held, dict) else {}
+
+
+def _process_facts(pid: int) -> dict:
+    """What makes `pid` one process of this machine: the boot's id, this process's
+    PID namespace (its pids are another namespace's too), the process's start
+    time (clock ticks since boot; absent when there is no such process)."""
+    facts: dict = {}
+    try:
+        with open("/proc/sys/kernel/random/boot_id") as fh:
+            facts["boot"] = fh.read().strip()
+        facts["pidns"] = os.stat("/proc/self/ns/pid").st_ino
+    except OSError:
+        pass
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            stat = fh.read()
+        facts["start"] = int(stat[stat.rindex(")") + 2:].split()[19])  # field 22, starttime
+    except (OSError, ValueError, IndexError):
+        pass
+    return facts
 
 
 def delta_ready(spark: SparkSession) -> None:
@@ -182,6 +292,23 @@ class State:
         if not self.exists(NIGHTS):
             return set()
         return {r["f"] for r in self.latest(NIGHTS).select(F.explode("files").alias("f")).collect()}
+
+    def processed(self) -> tuple[set[str], set[str]]:
+        """The files committed nights ingested: their paths as given, and what they
+        are (`same_file`, as resolved when each was ingested; a night from before
+        the keys were kept has its paths resolved now)."""
+        from templatemine.warc.inputs import same_file
+
+        if not self.exists(NIGHTS):
+            return set(), set()
+        table = self.latest(NIGHTS)
+        if "file_keys" not in table.columns:
+            table = table.withColumn("file_keys", F.lit(None).cast("array<string>"))
+        paths, keys = set(), set()
+        for r in table.select("files", "file_keys").collect():
+            paths.update(r["files"])
+            keys.update(r["file_keys"] if r["file_keys"] is not None else map(same_file, r["files"]))
+        return paths, keys
 
     def commit_night(self, row: dict) -> None:
         """Add the night's row: the one write that makes the night visible. A MERGE

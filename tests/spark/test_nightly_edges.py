@@ -141,7 +141,8 @@ def test_one_night_at_a_time_each_file_once_whatever_its_name(spark, tmp_path):
     import subprocess
     from datetime import datetime, timezone
 
-    from templatemine.nightly.state import State, StateError
+    from templatemine.nightly.state import State, StateError, _process_facts
+    from templatemine.warc.inputs import same_file
 
     a, b = two_template_site(), blog_site()
     data = tmp_path / "data"
@@ -156,7 +157,8 @@ def test_one_night_at_a_time_each_file_once_whatever_its_name(spark, tmp_path):
 
     sleeper = subprocess.Popen(["sleep", "60"])
     try:
-        for holder in ({"host": socket.gethostname(), "pid": sleeper.pid}, {"host": "elsewhere", "pid": 1}):
+        alive = {"host": socket.gethostname(), "pid": sleeper.pid, **_process_facts(sleeper.pid)}
+        for holder in (alive, {**alive, "host": "elsewhere"}, {**alive, "pidns": 1}, {}):  # {}: being written
             lock.write_text(json.dumps(holder))
             with pytest.raises(StateError, match="another night holds the state"):
                 _night(spark, state, [second])
@@ -170,7 +172,8 @@ def test_one_night_at_a_time_each_file_once_whatever_its_name(spark, tmp_path):
     assert not lock.exists()  # released by the night that failed
     ended = subprocess.Popen(["true"])
     ended.wait()  # a process of this machine that has ended: its lock is stale (a killed night's)
-    lock.write_text(json.dumps({"host": socket.gethostname(), "pid": ended.pid}))
+    # (its facts but the start time, which a process that has ended has no more)
+    lock.write_text(json.dumps({"host": socket.gethostname(), "pid": ended.pid, **_process_facts(ended.pid)}))
     stale_output = tmp_path / "state" / "nights" / "0009-0000000000"
     stale_output.mkdir(parents=True)
     files = expand_inputs([str(tmp_path / "link" / "first.warc.gz"), second, str(tmp_path / "empty.warc.gz")])
@@ -181,6 +184,7 @@ def test_one_night_at_a_time_each_file_once_whatever_its_name(spark, tmp_path):
     assert two["records"] == len(b) and not stale_output.exists()
     st = State(spark, state)
     assert st.processed_files() == {first, second}
+    assert st.nights()[1]["file_keys"] == [same_file(second)]  # what it is, as resolved when ingested
     assert st.read_table("records").count() == one["records"] + two["records"]
     now = datetime.now(timezone.utc)
     with pytest.raises(StateError, match="another night committed sequence number 1"):
