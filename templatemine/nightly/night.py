@@ -199,7 +199,7 @@ def _run_night(spark: SparkSession, state: State, files: list[InputFile], config
             "night": night, "seq": seq, "files": len(ingested),
             "files_already_ingested": len(files) - len(new) - len(empty), "files_missing": len(absent),
             "files_empty": empty, "files_unopened": unopened,
-            **_ingested_records(records, unopened),
+            **_ingested_records(extracted, records, unopened),
             "malformed_sample": extracted["malformed_sample"],
             "nesting_flattened": extracted["pages"]["nesting_flattened"],
             "flattened_sample": extracted["flattened_sample"],
@@ -248,16 +248,18 @@ def _check_settings(state: State, nights: list[dict], config: Config) -> None:
                          f"{'; '.join(differ)}. Keep the state's, or build a new state")
 
 
-def _ingested_records(records: DataFrame, unopened: list[str]) -> dict:
-    """The night's records and their outcomes, of the files it ingests: an unopened
-    file's row was counted, and counted again by the night that read the file, so
-    the nights' counts did not add up to RECORDS (found in review)."""
-    from templatemine.tables.extract import OUTCOMES
-
+def _ingested_records(extracted: dict, records: DataFrame, unopened: list[str]) -> dict:
+    """The night's records and their outcomes, of the files it ingests: extract's
+    counts less the rows of the files it does not (an unopened file's row was
+    counted, and counted again by the night that read the file, so the nights'
+    counts did not add up to RECORDS: found in review). Only those rows are
+    counted again, and only when there are such files."""
+    counts = dict(extracted["records"]["by_outcome"])
     if unopened:
-        records = records.where(~F.col("warc_file").isin(list(unopened)))
-    counts = {r["outcome"]: r["count"] for r in records.groupBy("outcome").count().collect()}
-    return {"records": sum(counts.values()), "records_by_outcome": {k: counts[k] for k in OUTCOMES if counts.get(k)}}
+        for r in records.where(F.col("warc_file").isin(list(unopened))).groupBy("outcome").count().collect():
+            counts[r["outcome"]] -= r["count"]
+    counts = {k: v for k, v in counts.items() if v}
+    return {"records": sum(counts.values()), "records_by_outcome": counts}
 
 
 def _merge_captures(state: State, night: str, extract_out: str, work: str, progress, nodes: bool,

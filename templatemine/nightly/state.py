@@ -288,11 +288,6 @@ class State:
             return []
         return [r.asDict() for r in self.latest(NIGHTS).orderBy("seq").collect()]
 
-    def processed_files(self) -> set[str]:
-        if not self.exists(NIGHTS):
-            return set()
-        return {r["f"] for r in self.latest(NIGHTS).select(F.explode("files").alias("f")).collect()}
-
     def processed(self) -> tuple[set[str], set[str]]:
         """The files committed nights ingested: their paths as given, and what they
         are (`same_file`, as resolved when each was ingested; a night from before

@@ -54,14 +54,14 @@ def test_a_file_that_cannot_be_opened_is_left_for_a_later_night(spark, tmp_path)
     assert one["files"] == 1 and one["files_unopened"] == [late]
     assert any("could not be opened" in m and late in m for m in said)
     st = State(spark, state)
-    assert st.processed_files() == {first}
+    assert st.processed()[0] == {first}
     # the night's records are those it merged: the unopened file's row is not counted (it was, and again later)
     assert one["records"] == sum(one["records_by_outcome"].values()) == st.read_table("records").count() == len(a)
     assert st.read_table("records").where(F.col("warc_file") == late).count() == 0
 
     write_warc(late, b)
     two, _ = _night(spark, state, [first, late])
-    assert two["files"] == 1 and two["files_unopened"] == [] and st.processed_files() == {first, late}
+    assert two["files"] == 1 and two["files_unopened"] == [] and st.processed()[0] == {first, late}
     records = st.read_table("records").where(F.col("warc_file") == late)
     assert records.count() == len(b) and records.where(F.col("warc_offset") == 0).first()["outcome"] == "page"
     assert sum(1 for url in _pages(spark, state) if url.startswith("https://blog.example.org")) == len(
@@ -183,7 +183,7 @@ def test_one_night_at_a_time_each_file_once_whatever_its_name(spark, tmp_path):
         str(tmp_path / "empty.warc.gz")]
     assert two["records"] == len(b) and not stale_output.exists()
     st = State(spark, state)
-    assert st.processed_files() == {first, second}
+    assert st.processed()[0] == {first, second}
     assert st.nights()[1]["file_keys"] == [same_file(second)]  # what it is, as resolved when ingested
     assert st.read_table("records").count() == one["records"] + two["records"]
     now = datetime.now(timezone.utc)
