@@ -47,7 +47,8 @@ JUDGED_SCHEMA = StructType([
     StructField("unlikely_tokens", IntegerType(), False),  # of template_tokens: the rest in unlikely candidates
     StructField("outside_article_tokens", IntegerType(), False),  # of template_tokens: then outside the article
     StructField("n_sections", IntegerType(), False),
-    StructField("template_pagelets", ArrayType(IntegerType(), False), False),  # all of whose nodes are template
+    # pagelets all of whose nodes are template; and the text runs of an element whose own text went
+    StructField("template_pagelets", ArrayType(IntegerType(), False), False),
     StructField("x", ArrayType(FloatType(), False), False),  # raw templateness per node
     # smoothed, of the node's own text: `template` is y >= threshold but where the
     # article rule or the site-level run removed the text (tokens counted above)
@@ -58,15 +59,25 @@ JUDGED_SCHEMA = StructType([
 
 def page_modes(pages: DataFrame, config: PageLevelConfig) -> DataFrame:
     """(page_key, site, mode): the rule of `PageLevelConfig.mode`; in auto, a
-    site with at least `min_site_pages` pages in the run is hybrid."""
-    if config.mode in (PAGE, HYBRID):
+    site with at least `min_site_pages` pages in the run is hybrid.
+
+    In hybrid and auto, a site with fewer than `train_min_site_pages` pages in
+    the run is judged page: its site-level labels say nothing (no template can
+    repeat on one page, Definition 4, so every node is labelled content), and
+    hybrid would read them as evidence against the model (the label-bias
+    correction's P(template | labelled content)): a one-page site's menu that
+    page mode removed stayed (found in review). Training drops these sites'
+    labels for the same reason."""
+    if config.mode == PAGE:
         return pages.select("page_key", "site", F.lit(config.mode).alias("mode"))
-    if config.mode != AUTO:
+    if config.mode not in (HYBRID, AUTO):
         raise ValueError(f"pagelevel.mode {config.mode!r} judges no page (one of {', '.join(MODES)})")
+    least = config.train_min_site_pages if config.mode == HYBRID \
+        else max(config.min_site_pages, config.train_min_site_pages)
     per_site = pages.groupBy("site").agg(F.count("*").alias("site_pages"))
     return pages.select("page_key", "site").join(per_site, "site", "left").select(
         "page_key", "site",
-        F.when(F.col("site_pages") >= config.min_site_pages, F.lit(HYBRID)).otherwise(F.lit(PAGE)).alias("mode"))
+        F.when(F.col("site_pages") >= least, F.lit(HYBRID)).otherwise(F.lit(PAGE)).alias("mode"))
 
 
 def token_shares(m: dict) -> tuple[float, float, float]:
@@ -108,7 +119,11 @@ def _judge_group(model: PageModel, scoring: Scoring):
         in_pagelet = ordinals >= 0
         with_text = np.isin(ordinals, ordinals[in_pagelet & has_text])
         rows = in_pagelet & (has_text | ~with_text)
-        held = pd.Series(r.text_template[rows]).groupby(ordinals[rows]).all()
+        # ... and a text run of an element Figure 3 splits (a pagelet of no node's own: one of
+        # its element's own_pagelets) is template when that element's own text is removed
+        runs = [(o, t) for own, po, t in zip(pdf["own_pagelets"], ordinals, r.text_template) for o in own if o != po]
+        held = pd.Series(np.concatenate([r.text_template[rows], np.array([t for _, t in runs], dtype=bool)])).groupby(
+            np.concatenate([ordinals[rows], np.array([o for o, _ in runs], dtype=ordinals.dtype)])).all()
         return pd.DataFrame({
             "page_key": [int(pdf["page_key"].iat[0])], "mode": [mode], "clean_text": [r.clean_text],
             "tokens": [r.tokens], "template_tokens": [r.template_tokens], "site_template_tokens": [r.site_template_tokens],
@@ -138,8 +153,8 @@ def judged_pages(nodes: DataFrame, modes: DataFrame, template_pagelets: DataFram
     labelled = (own_text_labels(nodes, template_pagelets) if template_pagelets is not None
                 else nodes.withColumn("own_label", F.lit(-1)))
     rows = labelled.join(modes.select("page_key", "mode"), "page_key").select(
-        "page_key", "mode", "node", "parent", "pagelet_ordinal", "text", "n_tokens", "features", "own_label",
-        "unlikely", "article", "text_at")
+        "page_key", "mode", "node", "parent", "pagelet_ordinal", "own_pagelets", "text", "n_tokens", "features",
+        "own_label", "unlikely", "article", "text_at")
     return rows.groupBy("page_key").applyInPandas(_judge_group(model, scoring), JUDGED_SCHEMA)
 
 

@@ -189,7 +189,8 @@ def train_page_model(spark: SparkSession, outs: list[str], model_root: str, conf
     else:
         data = data.withColumn("weight", F.lit(1.0))
     data = data.persist()
-    version = _version(outs, config)
+    named = [output_name(spark, o) for o in outs]
+    version = _version(named, config)
     files = model_files(spark, model_root)
     target = files.join(model_root, version)
     bands, fitted_bands = [], []
@@ -233,7 +234,7 @@ def train_page_model(spark: SparkSession, outs: list[str], model_root: str, conf
                  + ("" if estimated else f" (not estimated: {stats['held_templates']} held-out template nodes, "
                     f"fewer than pagelevel.pu_min_held_templates = {config.pu_min_held_templates})"))
     data.unpersist()
-    trained_on = {"outputs": [os.path.abspath(o) if "://" not in o else o for o in outs], "bands": bands,
+    trained_on = {"outputs": named, "bands": bands,
                   "config": {"bands": config.bands, "reg_param": config.reg_param, "holdout": config.holdout,
                              "seed": config.seed, "site_weights": config.site_weights,
                              "train_min_site_pages": config.train_min_site_pages,
@@ -259,11 +260,28 @@ def _version(outs: list[str], config: PageLevelConfig) -> str:
     """pagelevel-<UTC second>-<settings digest>-<random>: the digest says which
     trainings share outputs and settings; the random part keeps two trainings
     started in the same second apart (each writes its own directory)."""
-    named = sorted(o.rstrip("/") if "://" in o else os.path.abspath(o) for o in outs)  # "out/" and "./out" alike
+    named = sorted(o.rstrip("/") for o in outs)  # output_name's: "out/" and "./out" alike
     settings = [named, config.bands, config.reg_param, config.holdout, config.seed, config.site_weights,
                 config.train_min_site_pages, config.train_max_pages, config.pu_min_held_templates, FEATURES]
     digest = hashlib.sha1(json.dumps(settings).encode()).hexdigest()[:8]
     return f"pagelevel-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}-{digest}-{uuid.uuid4().hex[:6]}"
+
+
+def output_name(spark: SparkSession, out: str) -> str:
+    """The output folder OUT as the model records it (trained_on, the version's
+    digest): a URI as given; a path without a scheme made absolute where Spark
+    reads it, on local disk, or qualified by the session's default file system
+    when that is not local (fs.defaultFS hdfs://... on YARN: the driver's
+    working directory named another folder than the one trained on; found in
+    review)."""
+    if "://" in out:
+        return out.rstrip("/")
+    jvm = spark.sparkContext._jvm
+    conf = spark.sparkContext._jsc.hadoopConfiguration()
+    if jvm.org.apache.hadoop.fs.FileSystem.getDefaultUri(conf).getScheme() == "file":
+        return os.path.abspath(out)
+    path = jvm.org.apache.hadoop.fs.Path(out)
+    return str(path.getFileSystem(conf).makeQualified(path).toString()).rstrip("/")
 
 
 def model_files(spark: SparkSession, path: str) -> ModelFiles:

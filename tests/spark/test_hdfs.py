@@ -25,7 +25,7 @@ import pytest
 from templatemine.config import PageLevelConfig
 from templatemine.pagelevel.model import load_model
 from templatemine.pagelevel.stage import run_pagelevel
-from templatemine.pagelevel.train import model_files, train_page_model
+from templatemine.pagelevel.train import model_files, output_name, train_page_model
 from templatemine.spark import repo_root
 from templatemine.tables.output import path_exists, read_text, replace_text
 from tests.warcgen import sample
@@ -124,7 +124,13 @@ def test_a_run_and_a_model_with_their_output_on_hdfs(spark, hdfs):
     default = conf.get("fs.defaultFS")
     conf.set("fs.defaultFS", hdfs)
     try:
-        bare = train_page_model(spark, [out], "/bare-models", config, progress=QUIET)["version"]
+        # ... and the output trained on, named without a scheme, is recorded as the HDFS folder
+        # Spark read, not the driver's working directory joined to it (found in review)
+        bare_out = out[len(hdfs):]
+        assert bare_out == "/runs/a" and output_name(spark, bare_out) == out
+        trained = train_page_model(spark, [bare_out], "/bare-models", config, progress=QUIET)
+        bare = trained["version"]
+        assert trained["outputs"] == [out]
         assert read_text(spark, f"{hdfs}/bare-models/LATEST").strip() == bare
         assert path_exists(spark, f"{hdfs}/bare-models/{bare}/model.json")
         assert path_exists(spark, f"{hdfs}/bare-models/{bare}/band-1/metadata")

@@ -345,6 +345,26 @@ def test_hybrid_removes_site_templates_even_when_the_model_would_not(spark, trai
     assert lonely and all(hybrid[u] == site[u] for u in lonely)
 
 
+def test_hybrid_judges_a_one_page_site_on_the_model_alone(spark, trained):
+    """A one-page site's site-level labels are all content (nothing can repeat):
+    hybrid judges its page as page mode does, not with those labels as evidence
+    against the model (its menu stayed, found in review)."""
+    out, _, _ = trained
+    run_pagelevel(spark, out, PageLevelConfig(mode="page"), progress=QUIET)
+    page = {r["page_key"]: r["clean_text"] for r in spark.read.parquet(f"{out}/page_templateness").collect()}
+    run_pagelevel(spark, out, PageLevelConfig(mode="hybrid"), progress=QUIET)
+    pages = spark.read.parquet(f"{out}/pages")
+    sizes = pages.groupBy("site").agg(F.count("*").alias("site_pages"))
+    judged = spark.read.parquet(f"{out}/page_templateness").join(
+        pages.select("page_key", "url", "site"), "page_key").join(sizes, "site").collect()
+    lonely = [r for r in judged if "lonely" in r["url"]]
+    assert len(lonely) == 3 and {r["mode"] for r in lonely} == {"page"}
+    assert {r["mode"] for r in judged if r["site_pages"] == 1} == {"page"}
+    assert {r["mode"] for r in judged if r["site_pages"] >= 2} == {"hybrid"}
+    for r in lonely:
+        assert r["clean_text"] == page[r["page_key"]] and "Contact" not in r["clean_text"]
+
+
 def test_cli_run_page_mode_with_the_shipped_model(tmp_path):
     warc = write_warc(str(tmp_path / "one.warc.gz"), _lonely_pages()[:1])
     out = str(tmp_path / "out")
