@@ -161,6 +161,7 @@ def ablation(model, corpus: str) -> dict:
                      ("raw classifier", Scoring(smooth=False)),
                      ("smoothed, no correction", Scoring(pu=False)),
                      ("smoothed (default c=0.5)", Scoring()),
+                     ("smoothed, c per distinct value", Scoring(penalty="values")),
                      ("raw classifier, no unlikely rule", Scoring(smooth=False, unlikely=False)),
                      ("smoothed, no unlikely rule", Scoring(unlikely=False)),
                      ("raw classifier, no article", Scoring(smooth=False, article=False)),

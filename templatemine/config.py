@@ -156,7 +156,9 @@ class PageLevelConfig:
     """site: the site-level detection only (detect's templates); page: the
     model only, every page on its own; hybrid: site-level templates removed
     first, then the model on what remains; auto: per site, hybrid when the run
-    holds at least `min_site_pages` pages of the site, page otherwise."""
+    holds at least `min_site_pages` pages of the site, page otherwise. In hybrid
+    and auto, a site of fewer than `train_min_site_pages` pages is judged page
+    (stage.page_modes)."""
     min_site_pages: int = 10
     """auto: fewer pages than this in the run and a site is judged page by page
     (site-level detection needs a template on several linked pages)."""
@@ -171,6 +173,11 @@ class PageLevelConfig:
     """c of the regularised isotonic regression: the cost of one more section."""
     smooth: bool = True
     """False: the raw classifier, each node on its own (no monotonicity)."""
+    penalty: str = "sections"
+    """What c is charged for: "sections" (connected regions of equal smoothed
+    score, the O(k n) DP) or "values" (distinct smoothed scores, the seed's
+    slide as written, an exact O(k^2 n) DP in numpy only, which about doubles
+    page mode's time per page: pagelevel/isotonic.py, docs/pagelevel.md)."""
     grid: float = 0.05
     """Scores rounded to this grid before smoothing, none carried across the threshold
     (at most 1/grid + 3 values: the DP's k); from 0.01 to 1."""
@@ -224,7 +231,7 @@ class PageLevelConfig:
         from templatemine.pagelevel.model import Scoring
 
         return Scoring(self.smoothing, self.smooth, self.grid, self.threshold, self.pu, self.unlikely, self.article,
-                       self.site_labels)
+                       self.site_labels, self.penalty)
 
 
 @dataclass(frozen=True)
@@ -334,6 +341,7 @@ CHOICES = {
     ("detect", "cc_algorithm"): ("two_phase", "randomized_contraction", "graphx"),
     ("detect", "support_of"): ("path", "template"),
     ("pagelevel", "mode"): ("auto", "site", "page", "hybrid"),
+    ("pagelevel", "penalty"): ("sections", "values"),
 }
 
 

@@ -34,7 +34,7 @@ import numpy as np
 
 from templatemine import localfs
 from templatemine.pagelevel.features import FEATURES, FORMAT, FORMAT_CHANGES
-from templatemine.pagelevel.isotonic import smooth
+from templatemine.pagelevel.isotonic import smooth, smooth_values
 from templatemine.warc.inputs import is_remote, local_path
 
 MODEL_JSON = "model.json"
@@ -237,6 +237,11 @@ class Scoring:
     unlikely: bool = True  # unlikely candidates' subtrees go whatever the model says (features.UNLIKELY_CANDIDATES)
     article: bool = True  # text outside the page's article goes (features._article), see judge_page
     site_labels: bool = True  # hybrid: nodes labelled content take P(template | x, not labelled), see judge_page
+    penalty: str = "sections"  # c per section (isotonic.smooth) or per distinct value (isotonic.smooth_values)
+
+    def __post_init__(self):
+        if self.penalty not in ("sections", "values"):
+            raise ValueError(f"smoothing penalty {self.penalty!r}: one of sections, values")
 
 
 # Readability's DEFAULT_CHAR_THRESHOLD: when removing the unlikely candidates leaves
@@ -418,7 +423,8 @@ def _judge_guarded(parent, x, texts, words, join, scoring: Scoring, forced, forc
     while the raw classifier keeps some: the smoothing makes the page's
     decisions coherent; it must not erase a page the classifier keeps text on
     (a section of many small template-like nodes outvoting the few paragraphs
-    beside it, the seed's unweighted L1), as Readability retries. Applied to
+    beside it: the unweighted L1, with c charged per section, not per distinct
+    value as the seed charges it, isotonic.py), as Readability retries. Applied to
     each pass, so that the unlikely rule's retry compares guarded passes (found
     in review: a page the smoothing emptied with the rule was judged without
     it, keeping its comments, before the raw pass with the rule was tried)."""
@@ -471,7 +477,8 @@ def _judge(parent, x, texts, words, join, scoring: Scoring, forced, forced_text)
         split = np.flatnonzero(has_children & np.array([bool(t) for t in texts]))
         xt = np.concatenate([x, x[split]])
         xr = _on_grid(xt, scoring.grid, scoring.threshold)
-        s = smooth(np.concatenate([p, split]), xr, scoring.smoothing)
+        s = (smooth_values if scoring.penalty == "values" else smooth)(np.concatenate([p, split]), xr,
+                                                                        scoring.smoothing)
         y, n_sections = np.asarray(s.y[:n]), s.n_sections
         text_y = y.copy()
         text_y[split] = s.y[n:]

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from templatemine.pagelevel import isotonic
-from templatemine.pagelevel.isotonic import Smoothing, smooth
+from templatemine.pagelevel.isotonic import Smoothing, smooth, smooth_values
 
 
 # ---------------------------------------------------------------- independent reference
@@ -97,6 +97,45 @@ def test_dp_matches_brute_force_on_random_tiny_trees():
         assert abs(s.cost - _brute(parent, x, c)) <= 1e-9, (parent, x, c, s.y)
         checked += 1
     assert checked == 400
+
+
+def _brute_values(parent, x, c):
+    """The seed's objective, c per distinct value: least over every monotone
+    assignment of the distinct x values."""
+    values = sorted(set(x))
+    best = math.inf
+    for y in itertools.product(values, repeat=len(x)):
+        if _monotone(parent, y):
+            best = min(best, math.fsum(abs(a - b) for a, b in zip(x, y)) + c * len(set(y)))
+    return best
+
+
+def test_distinct_values_dp_matches_brute_force_on_random_tiny_trees():
+    """smooth_values (threshold decomposition, runs of gaps) is exact for the
+    seed's count of distinct values, on any node order."""
+    rng = np.random.default_rng(20261128)
+    for case in range(400):
+        parent, x = _random_case(rng)
+        c = C_VALUES[case % len(C_VALUES)] if case % 2 else float(rng.random())
+        s = smooth_values(parent, x, c)
+        y = s.y.tolist()
+        assert _monotone(parent, y) and set(y) <= set(x)
+        assert s.n_sections == _n_sections(parent, y)
+        assert s.cost == pytest.approx(math.fsum(abs(a - b) for a, b in zip(x, y)) + c * len(set(y)), abs=1e-12)
+        assert abs(s.cost - _brute_values(parent, x, c)) <= 1e-9, (parent, x, c, y)
+
+
+def test_distinct_values_keep_paragraphs_that_sections_give_up():
+    """Twelve link items at one value are twelve sections but one value: charged
+    per section (smooth), they drag their parent and its two paragraphs over
+    the threshold; charged per distinct value (the seed's slide), the
+    paragraphs stay low. The page of test_pagelevel's guard test."""
+    parent = [-1, 0, 1, 1] + [1] * 12
+    x = [0.5, 0.5, 0.0, 0.0] + [1.0] * 12
+    sections, values = smooth(parent, x, 0.5), smooth_values(parent, x, 0.5)
+    assert sections.y.tolist()[2:4] == [1.0, 1.0]
+    assert values.y.tolist()[2:4] == [0.0, 0.0] and values.y.tolist()[4:] == [1.0] * 12
+    assert values.cost == pytest.approx(2.0)  # |0.5| twice + 2 values x 0.5
 
 
 def test_c_zero_is_plain_l1_isotonic_regression():
@@ -277,6 +316,8 @@ def test_larger_tree_is_feasible_and_consistent():
 def test_invalid_input(parent, x, c):
     with pytest.raises(ValueError):
         smooth(parent, x, c)
+    with pytest.raises(ValueError):
+        smooth_values(parent, x, c)
 
 
 def test_grid_rounding_costs_at_most_n_times_the_grid():

@@ -311,8 +311,10 @@ UNLIKELY_PAGE = (
 
 def test_smoothing_never_empties_a_page_the_classifier_keeps_text_on():
     """rustdoc's trait pages: a section of many small "source §" links (x
-    ~0.98) outvotes its two paragraphs (x ~0.02) under the seed's unweighted
-    L1, so the whole section, and the page, smooths to template. Such a page
+    ~0.98) outvotes its two paragraphs (x ~0.02) under the unweighted L1 with
+    c charged per section (the seed charges it per distinct value: with that,
+    this page keeps its paragraphs), so the whole section, and the page,
+    smooths to template. Such a page
     is judged raw; a page the classifier empties too stays empty."""
     m = _toy_model()  # x = sigmoid(8 * link_density - 4)
     ld = FEATURES.index("link_density")
@@ -333,6 +335,26 @@ def test_smoothing_never_empties_a_page_the_classifier_keeps_text_on():
     assert (np.asarray(smooth(np.asarray(parent), xr, 0.5).y) >= 0.5).all()
     f[:, ld] = 1.0  # every node a link list: the classifier empties the page too, and so does the smoothing
     assert judge_page(parent, f, n_tokens, texts, m, Scoring()).clean_text == ""
+
+
+def test_the_seeds_distinct_value_penalty_keeps_the_paragraphs_without_the_guard():
+    """pagelevel.penalty = values charges c per distinct smoothed score, as the
+    seed's slide writes it: the rustdoc-like page above keeps its paragraphs
+    smoothed (y of the paragraphs under the threshold, not the raw fallback),
+    and an unknown penalty is refused."""
+    m = _toy_model()
+    ld = FEATURES.index("link_density")
+    parent = [-1, 0, 1, 1] + [1] * 12
+    f = np.zeros((len(parent), len(FEATURES)))
+    f[:, ld] = [0.5, 0.5, 0.0, 0.0] + [1.0] * 12
+    texts = ["", "", "A marker trait for secure generators.", "Implementations on foreign types."] + ["source §"] * 12
+    n_tokens = [sum(len(t.split()) for t in texts)] * 2 + [len(t.split()) for t in texts[2:]]
+    r = judge_page(parent, f, n_tokens, texts, m, Scoring(penalty="values"))
+    assert r.clean_text == "A marker trait for secure generators. Implementations on foreign types."
+    assert r.y.tolist() != r.x.tolist()  # smoothed, not judged raw
+    assert (r.y[4:] >= 0.5).all() and (r.y[2:4] < 0.5).all()
+    with pytest.raises(ValueError, match="penalty"):
+        Scoring(penalty="distinct")
 
 
 def test_the_unlikely_rule_compares_passes_the_smoothing_guard_has_seen():
@@ -645,6 +667,19 @@ def test_readabilitys_paragraph_score_and_short_sibling_bound():
     assert not inside[exactly_80]
 
 
+def _stage_group(rows, mode="page"):
+    """The pandas group the page-level stage hands `_judge_group` for one page."""
+    import pandas as pd
+
+    return pd.DataFrame({
+        "page_key": 1, "mode": mode, "node": [r.node for r in rows], "parent": [r.parent for r in rows],
+        "pagelet_ordinal": [r.pagelet_ordinal for r in rows], "own_pagelets": [r.own_pagelets for r in rows],
+        "text": [r.text for r in rows], "n_tokens": [r.n_tokens for r in rows],
+        "features": [np.array(r.features) for r in rows], "own_label": -1,
+        "unlikely": [r.unlikely for r in rows], "article": [r.article for r in rows],
+        "text_at": [r.text_at for r in rows]})
+
+
 def test_a_pagelet_without_text_is_template_when_all_its_nodes_are():
     """A block with no words (a logo, a bar of icon links) counts as page-template
     when every node of it is template: its links leave clean_links with it (they
@@ -663,13 +698,7 @@ def test_a_pagelet_without_text_is_template_when_all_its_nodes_are():
             + '<p>Some long paragraph of story text, with words and more words here. It goes on.</p>' * 5
             + '</article></body></html>')
     rows = page_nodes(html)
-    pdf = pd.DataFrame({
-        "page_key": 1, "mode": "page", "node": [r.node for r in rows], "parent": [r.parent for r in rows],
-        "pagelet_ordinal": [r.pagelet_ordinal for r in rows], "text": [r.text for r in rows],
-        "n_tokens": [r.n_tokens for r in rows], "features": [np.array(r.features) for r in rows], "own_label": -1,
-        "unlikely": [r.unlikely for r in rows], "article": [r.article for r in rows],
-        "text_at": [r.text_at for r in rows]})
-    judged = _judge_group(load_model(""), Scoring())(pdf)
+    judged = _judge_group(load_model(""), Scoring())(_stage_group(rows))
     removed, template = set(judged["template_pagelets"].iat[0]), judged["template"].iat[0]
     by_pagelet: dict[int, list] = {}
     for i, r in enumerate(rows):
@@ -681,6 +710,30 @@ def test_a_pagelet_without_text_is_template_when_all_its_nodes_are():
     for o, idx in wordless.items():
         assert (o in removed) == all(template[i] for i in idx), o
     assert any(o not in wordless for o in removed)  # the menu, which has words, still goes by its words
+
+
+def test_a_text_run_pagelet_the_model_removes_is_a_template_pagelet():
+    """The text directly in an element Figure 3 splits is pagelets of its own
+    (text runs), listed in that element's own_pagelets and no node's
+    pagelet_ordinal: when the element's own text is removed, they are in
+    template_pagelets too (they never were: found in review)."""
+    from templatemine.pagelevel.model import Scoring, load_model
+    from templatemine.pagelevel.stage import _judge_group
+
+    links = "".join(f'<li><a href="/p{i}">Link {i}</a></li>' for i in range(6))
+    story = "<p>" + "The council met on Tuesday and agreed the new budget for the town library. " * 8 + "</p>"
+    html = (f"<html><body><ul>{links}</ul><article>{story}</article><ul>{links.replace('/p', '/q')}</ul>"
+            "Copyright 2024 Example Corp. All rights reserved.</body></html>")
+    rows = page_nodes(html)
+    body = rows[0]
+    runs = [o for o in body.own_pagelets if o != body.pagelet_ordinal]
+    assert runs and not any(o == r.pagelet_ordinal for r in rows for o in runs)
+    judged = _judge_group(load_model(""), Scoring())(_stage_group(rows))
+    removed, template = set(judged["template_pagelets"].iat[0]), judged["template"].iat[0]
+    assert template[0] and "Copyright" not in judged["clean_text"].iat[0]  # the body's own text went
+    assert set(runs) <= removed
+    kept = _judge_group(load_model(""), Scoring(threshold=1.01, unlikely=False, article=False))(_stage_group(rows))
+    assert not kept["template"].iat[0][0] and not set(runs) & set(kept["template_pagelets"].iat[0])
 
 
 def _emit_recursive(parent, texts, at, kept) -> str:
