@@ -1,7 +1,10 @@
 """Clean pages and links: what is left when template pagelets are removed.
 
 - clean_pages: a page's non-template text in reading order (pagelet order),
-  with the fraction of its tokens that were template (0 when it has none:
+  the pagelets' texts joined by one space, "" when none is left (pagelets
+  without text, an image link, add none: they gave leading and doubled
+  spaces, and " " for a page whose words were all template), with the
+  fraction of its tokens that were template (0 when it has none:
   an image gallery, a frameset; clean.json's mean counts these pages too) and
   the number of template pagelets removed, so a user can see why a page lost
   text.
@@ -21,7 +24,8 @@ def clean_pages(pages: DataFrame, pagelets: DataFrame, template_pagelets: DataFr
         ["page_key", "ordinal"], "left",
     ).withColumn("is_template", F.coalesce("is_template", F.lit(False)))
     per_page = marked.groupBy("page_key").agg(
-        F.array_sort(F.collect_list(F.when(~F.col("is_template"), F.struct("ordinal", "text")))).alias("kept"),
+        F.array_sort(F.collect_list(F.when(~F.col("is_template") & (F.col("text") != ""),
+                                           F.struct("ordinal", "text")))).alias("kept"),
         F.sum("n_tokens").alias("n_tokens"),
         F.sum(F.when(F.col("is_template"), F.col("n_tokens")).otherwise(0)).alias("template_tokens"),
         F.sum(F.col("is_template").cast("int")).alias("n_template_pagelets"),

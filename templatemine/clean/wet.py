@@ -8,11 +8,18 @@ way: OUT/wet/part-NNNNN.warc.wet.gz, one gzip member per record, a `warcinfo`
 record first.
 
 Record ids are UUID-5 of the source record (or the URL and capture time when
-the source, an ARC file, has none) and the text's digest; the warcinfo's, of
-the file name and the first record's id. So the same pages give the same bytes
-(a retried task, a cluster run beside a local one: tests/cluster), and records
-that differ (another text of one capture, after templates changed; another
-file's warcinfo) do not share a WARC-Record-ID.
+the source, an ARC file, has none), the text's digest and the template headers
+(WARC-Template-Token-Fraction, WARC-Template-Pagelets-Removed); the
+warcinfo's, of the file name and the first record's id. So the same pages give
+the same bytes (a retried task, a cluster run beside a local one:
+tests/cluster), and records that differ (another text of one capture, after
+templates changed; the same text with other template headers, when a template
+pagelet without words was removed or not; another file's warcinfo) do not
+share a WARC-Record-ID.
+
+The files are written by Python tasks, not by Spark, to the folder the driver
+qualified (`wet_folder`): on an executor a path without a scheme would be its
+local disk, where Spark writes the tables to fs.defaultFS (HDFS on YARN).
 """
 
 from __future__ import annotations
@@ -36,9 +43,38 @@ def _record_id(*parts: str) -> str:
     return f"<urn:uuid:{uuid.uuid5(_NAMESPACE, chr(0).join(parts))}>"
 
 
+def _template_headers(page: dict) -> dict:
+    """What a conversion record says of the template text removed: part of
+    its id too (_conversion_id)."""
+    return {"WARC-Template-Token-Fraction": f"{page['template_token_fraction']:.4f}",
+            "WARC-Template-Pagelets-Removed": str(page["n_template_pagelets"])}
+
+
 def _conversion_id(page: dict, text: bytes) -> str:
+    """Of the source, URL, date, text and the template headers: two records
+    that differed in WARC-Template-Pagelets-Removed alone (a template pagelet
+    without words, an image link, removes no text) or in the token fraction
+    alone had one id."""
+    template = _template_headers(page)
     return _record_id("conversion", page["warc_record_id"], page["url"], page["warc_date"],
-                      hashlib.sha1(text).hexdigest())
+                      hashlib.sha1(text).hexdigest(), template["WARC-Template-Token-Fraction"],
+                      template["WARC-Template-Pagelets-Removed"])
+
+
+def wet_folder(spark, path: str) -> str:
+    """The URI the WET tasks write PATH's files under: PATH as Spark's writers
+    resolve it (output.qualified: `file:/...` on local disk, fs.defaultFS for a
+    path without a scheme), checked writable from Python first (an OSError
+    naming it, before clean moves any table into OUT). `file:` went to
+    `./file:/...` and `viewfs://` to `./viewfs:/...` on each executor, and a
+    path without a scheme on YARN to the executors' disks, while clean_pages
+    went to HDFS."""
+    from templatemine.tables.output import qualified
+    from templatemine.warc.inputs import check_output
+
+    folder = qualified(spark, path)
+    check_output(folder)
+    return folder
 
 
 def write_wet(fh: BinaryIO, filename: str, pages: Iterable[dict]) -> int:
@@ -69,8 +105,7 @@ def write_wet(fh: BinaryIO, filename: str, pages: Iterable[dict]) -> int:
             "WARC-Date": date,
             "WARC-Record-ID": _conversion_id(page, text),
             "Content-Type": "text/plain",
-            "WARC-Template-Token-Fraction": f"{page['template_token_fraction']:.4f}",
-            "WARC-Template-Pagelets-Removed": str(page["n_template_pagelets"]),
+            **_template_headers(page),
         }
         if source:
             headers["WARC-Refers-To"] = source
@@ -85,7 +120,8 @@ def write_wet(fh: BinaryIO, filename: str, pages: Iterable[dict]) -> int:
 
 def wet_partitions(batches: Iterator, out_dir: str) -> Iterator:
     """mapInPandas body: write this partition's pages (sorted by URL) to
-    OUT_DIR/part-<partition>.warc.wet.gz and yield one row (file, records,
+    OUT_DIR/part-<partition>.warc.wet.gz (OUT_DIR from `wet_folder`: a URI
+    the task need not resolve) and yield one row (file, records,
     bytes); a partition without pages writes no file and yields no row (the
     pages are spread over the files by a hash of the URL: with few pages per
     file some get none, and a file of a warcinfo record alone is no WET file)."""

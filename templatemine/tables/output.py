@@ -38,6 +38,17 @@ def path_exists(spark: SparkSession, path: str) -> bool:
     return bool(p.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration()).exists(p))
 
 
+def qualified(spark: SparkSession, path: str) -> str:
+    """PATH as the URI the session's Hadoop FileSystem makes of it, where
+    Spark's writers put a table of that path: `file:/abs/path` for local disk,
+    and a path without a scheme on fs.defaultFS (`hdfs://nn:8020/user/u/out` on
+    YARN, relative to the user's home there). Python tasks that write files
+    beside Spark's (clean's WET) are given this, not PATH: on an executor a
+    path without a scheme is its own local disk."""
+    p = spark.sparkContext._jvm.org.apache.hadoop.fs.Path(path)
+    return str(p.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration()).makeQualified(p).toString())
+
+
 # What the stages after extract write into OUT. An extract that rewrites OUT removes
 # them: they describe the pages it replaced, and a later stage would use them (clean
 # took an old template_pagelets by (page_key, ordinal) without a word). The model
@@ -185,11 +196,16 @@ class RunOutput:
         Not atomic across tables (a rename per table; on S3A each is a copy):
         if a move fails, OUT is left without this manifest, the tables not
         yet moved stay in the staging folder, and the error says which are
-        where; running the stage again replaces them all."""
+        where; running the stage again replaces them all. Neither the stage's
+        manifest nor its entry in OUT/manifest.json (`stages`) is left naming
+        the run before while its tables go: both are removed before the first
+        move, and written again after the last."""
         fs, Path = self._fs, self._Path
         manifest_path = Path(self.final(manifest_name))
         if fs.exists(manifest_path):  # the old manifest no longer describes OUT
             fs.delete(manifest_path, False)
+        if manifest_name != MANIFEST:
+            self._forget_stage(manifest.get("stage", "?"))
         moved: list[str] = []
         for name in tables:
             target = Path(self.final(name))
@@ -269,6 +285,22 @@ class RunOutput:
         main = json.loads(text)
         summary = {k: manifest[k] for k in ("run_id", "mode", "rows", "timings", "wet") if k in manifest}
         main.setdefault("stages", {})[manifest.get("stage", "?")] = summary
+        self._replace(MANIFEST, main)
+
+    def _forget_stage(self, stage: str) -> None:
+        """Drop STAGE's entry from OUT/manifest.json's `stages` (written again
+        by _record_stage once the stage's tables are all in place): a commit
+        that fails or is killed half way left it naming the run before, beside
+        that run's tables partly replaced and no `<stage>.json`."""
+        text = self.read_text(self.final(MANIFEST))
+        if text is None:
+            return
+        main = json.loads(text)
+        if stage not in (main.get("stages") or {}):
+            return
+        del main["stages"][stage]
+        if not main["stages"]:  # as the extract wrote it
+            del main["stages"]
         self._replace(MANIFEST, main)
 
     def remove(self, name: str) -> None:

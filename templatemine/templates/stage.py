@@ -218,9 +218,9 @@ def run_clean(spark: SparkSession, out: str, progress: Callable[[str], None] = p
         **({"wet": wet} if wet else {}),
         "timings": {"total_s": round(time.time() - started, 3)},
     }
+    if not wet:  # an earlier run's WET files do not match this clean_pages: removed before the commit
+        output.remove_stale([WET])  # (RunOutput.remove_stale), so no new clean.json ever sits beside them
     output.commit([CLEAN_PAGES, CLEAN_LINKS, *([WET] if wet else [])], "clean.json", manifest)
-    if not wet:
-        output.remove(WET)  # an earlier run's WET files would not match this clean_pages
     return manifest
 
 
@@ -281,9 +281,11 @@ def _write_wet(clean, pages, out_dir: str, n_pages: int, config: CleanConfig) ->
     """OUT/wet/part-NNNNN.warc.wet.gz, about `wet_pages_per_file` records each
     (spread by a hash of the URL: uneven when that is small; a part that gets
     none is not written), sorted by URL within a file; (files, records, bytes)
-    for the manifest."""
-    from templatemine.clean.wet import EPOCH, WET_ROW_SCHEMA, wet_partitions
+    for the manifest. The tasks write under OUT_DIR as the driver qualified it
+    (wet_folder), where Spark wrote the tables beside it."""
+    from templatemine.clean.wet import EPOCH, WET_ROW_SCHEMA, wet_folder, wet_partitions
 
+    out_dir = wet_folder(clean.sparkSession, out_dir)
     n_files = max(1, -(-n_pages // max(1, config.wet_pages_per_file)))
     for column in ("warc_record_id", "target_uri"):  # an extract output from before PAGES had them
         if column not in pages.columns:

@@ -133,10 +133,10 @@ def _remote(path: str):
         try:
             return fs.FileSystem.from_uri(path)
         except OSError as exc:  # pyarrow's own words ("Unable to load libjvm") name no remedy
-            if scheme.lower() != "hdfs":
+            if scheme.lower() not in ("hdfs", "viewfs"):
                 raise
             raise OSError(f"{path}: pyarrow's HDFS client did not start ({exc}); templatemine reads and writes "
-                          "hdfs:// files from Python through libhdfs, which needs JAVA_HOME, libhdfs.so "
+                          f"{scheme.lower()}:// files from Python through libhdfs, which needs JAVA_HOME, libhdfs.so "
                           "(HADOOP_HOME/lib/native or ARROW_LIBHDFS_DIR) and CLASSPATH=$(hadoop classpath --glob) "
                           "where it runs (the driver for a manifest or a listing, every executor for the files; "
                           "README, \"On a cluster\")") from exc
@@ -145,15 +145,56 @@ def _remote(path: str):
     return filesystem, f"{root.rstrip('/')}/{key}" if key else root
 
 
+# the schemes create_output writes through pyarrow's file systems (viewfs:// and hdfs:// by libhdfs,
+# which resolves a viewfs mount table as Hadoop does; gs://, gcs://, abfs:// natively)
+OUTPUT_SCHEMES = (*REMOTE_SCHEMES, "viewfs", "gcs")
+
+
 def create_output(path: str) -> BinaryIO:
     """A binary stream writing a new local or remote file (for files that Spark's
-    writers do not make, such as WET). Local parent folders are created."""
-    if not is_remote(path):
-        local = local_path(path)
+    writers do not make, such as WET). Local parent folders are created.
+
+    PATH is best a URI as the driver's Hadoop qualifies it (tables/output.py
+    `qualified`): a task takes a path without a scheme for its local disk,
+    where Spark writes to fs.defaultFS (HDFS on YARN). `file:/x`, Hadoop's form
+    of a local path, is local (it was written to `./file:/x`); any other scheme
+    goes to pyarrow, or is an error naming PATH (`check_output`), never a
+    local file."""
+    local = _local_file(path)
+    if local is not None:
         os.makedirs(os.path.dirname(local) or ".", exist_ok=True)
         return open(local, "wb")
+    check_output(path)
     filesystem, inner = _remote(path)
     return filesystem.open_output_stream(inner)
+
+
+def check_output(path: str) -> None:
+    """Raise OSError naming PATH unless create_output can write there: a local
+    path, or a scheme of OUTPUT_SCHEMES. The driver asks before a job's tasks
+    write (clean's WET files), so a file system that Spark writes and pyarrow
+    does not (wasb://, oss://, alluxio://...) fails the stage before any of its
+    tables is moved into OUT, instead of each task writing somewhere else."""
+    scheme = urlsplit(path).scheme.lower()
+    if _local_file(path) is None and scheme not in OUTPUT_SCHEMES:
+        raise OSError(f"{path}: cannot write files from Python tasks to {scheme}:// (local paths, file:, "
+                      f"{', '.join(s + '://' for s in OUTPUT_SCHEMES)}); choose another OUT, or set "
+                      "clean.wet=false")
+
+
+def _local_file(path: str) -> str | None:
+    """The local file PATH names: PATH itself without a scheme, the path of
+    `file:///x`, `file://host/x` or `file:/x` (Hadoop's qualified local path,
+    one slash: `local_path` leaves it as it is); None for another scheme."""
+    scheme = urlsplit(path).scheme.lower()
+    if not scheme:
+        return path
+    if scheme != "file":
+        return None
+    rest = path[len("file:"):]
+    if rest.startswith("//"):  # an authority (empty, or a host): the path after it
+        rest = "/" + rest[2:].partition("/")[2]
+    return rest
 
 
 def _remote_listing(path: str, manifest_depth: int, missing: list[str] | None = None) -> list[InputFile]:

@@ -1,7 +1,9 @@
 """WET output: WARC conversion records that refer to their source records."""
 
 import io
+import re
 
+import pytest
 from warcio.archiveiterator import ArchiveIterator
 
 from templatemine.clean.wet import EPOCH, write_wet
@@ -92,3 +94,70 @@ def test_a_partition_without_pages_writes_no_file(tmp_path):
     assert list(wet_partitions(iter([]), str(tmp_path))) == []
     assert list(wet_partitions(iter([pd.DataFrame(columns=list(PAGES[0]))]), str(tmp_path))) == []
     assert not list(tmp_path.iterdir())
+
+
+def test_record_ids_differ_with_the_template_headers():
+    """Found in review: the id hashed the source, URL, date and text, not
+    WARC-Template-Pagelets-Removed nor WARC-Template-Token-Fraction, so one page
+    cleaned with and without a template pagelet that holds no words (an image
+    link: the same text) gave two different records under one WARC-Record-ID."""
+    def conversion_id(page):
+        buf = io.BytesIO()
+        write_wet(buf, "x", [page])
+        return [r.rec_headers.get_header("WARC-Record-ID") for r in ArchiveIterator(io.BytesIO(buf.getvalue()))
+                if r.rec_type == "conversion"][0]
+
+    base = conversion_id(PAGES[0])
+    assert conversion_id({**PAGES[0], "n_template_pagelets": 4}) != base
+    assert conversion_id({**PAGES[0], "template_token_fraction": 0.5}) != base
+    assert conversion_id({**PAGES[0], "template_token_fraction": 0.25000001}) == base  # as the header says it
+
+
+def test_create_output_writes_hadoops_local_uri_to_that_path(tmp_path, monkeypatch):
+    """Found in review: the WET tasks are given the folder as Hadoop qualifies it
+    (`file:/abs/path`, one slash), which create_output took for a relative path
+    and wrote to ./file:/abs/path in the task's working folder."""
+    from templatemine.warc.inputs import create_output
+
+    monkeypatch.chdir(tmp_path)
+    for uri, name in ((f"file:{tmp_path}/one/a.gz", "one"), (f"file://{tmp_path}/two/b.gz", "two"),
+                      (f"file://localhost{tmp_path}/three/c.gz", "three")):
+        with create_output(uri) as fh:
+            fh.write(b"x")
+        assert (tmp_path / name).is_dir() and [p.read_bytes() for p in (tmp_path / name).iterdir()] == [b"x"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["one", "three", "two"]  # no ./file:
+
+
+def test_create_output_writes_other_schemes_through_pyarrow_or_names_the_path(tmp_path, monkeypatch):
+    """Found in review: any scheme but those listed in REMOTE_SCHEMES was written
+    as a local path (viewfs://cluster/out/wet/x to ./viewfs:/cluster/out/wet/x on
+    each executor). viewfs goes to pyarrow's HDFS client as hdfs does; a scheme
+    pyarrow has no file system for is an error naming the path, and no file."""
+    from pyarrow import fs
+
+    from templatemine.warc import inputs
+
+    opened = []
+
+    class Recording:
+        @staticmethod
+        def from_uri(uri):
+            opened.append(uri)
+            return Recording(), uri.split("://", 1)[1].split("/", 1)[1]
+
+        def open_output_stream(self, inner):
+            opened.append(inner)
+            return io.BytesIO()
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(fs, "FileSystem", Recording)
+    inputs.create_output("viewfs://cluster/out/wet/part-00000.warc.wet.gz").write(b"x")
+    assert opened == ["viewfs://cluster/out/wet/part-00000.warc.wet.gz", "out/wet/part-00000.warc.wet.gz"]
+    for uri in ("wasb://c@acct.blob.core.windows.net/out/wet/p.gz", "alluxio://m:19998/out/wet/p.gz"):
+        for call in (inputs.create_output, inputs.check_output):
+            with pytest.raises(OSError, match=f"^{re.escape(uri)}: cannot write files from Python tasks to "
+                                              r"\w+:// \(local paths, file:, hdfs://.*viewfs://"):
+                call(uri)
+    inputs.check_output(f"file:{tmp_path}/x")
+    inputs.check_output("s3a://bucket/out/wet")
+    assert opened[2:] == [] and not list(tmp_path.iterdir())
