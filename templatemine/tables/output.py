@@ -311,9 +311,14 @@ class RunOutput:
         """Delete each OUT/NAME of NAMES that exists: what later stages wrote from
         the tables this run replaces. Called before the commit, so a crash between
         leaves the old tables without them, never them beside the new tables.
-        Returns the names removed, for the stage to say so."""
+        Returns the names removed, for the stage to say so. A stage manifest
+        removed (clean.json) takes its entry in OUT/manifest.json's `stages`
+        with it (a detect left `stages.clean` naming a clean whose tables it had
+        removed; found in review)."""
         stale = [name for name in names if path_exists(self.spark, self.final(name))]
         for name in stale:
+            if name.endswith(".json") and name != MANIFEST:
+                self._forget_stage(name[:-len(".json")])
             self.remove(name)
         return stale
 
@@ -331,4 +336,7 @@ class RunOutput:
             fs.delete(Path(self.staging), True)
         parent = Path(f"{self.out}/_staging")
         if fs.exists(parent) and len(fs.listStatus(parent)) == 0:
-            fs.delete(parent, True)
+            try:  # not recursive: another run may have staged into it since the listing
+                fs.delete(parent, False)
+            except Exception:  # py4j's error for HDFS's "directory is not empty": it stays, as it should
+                pass

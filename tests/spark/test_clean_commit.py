@@ -96,6 +96,24 @@ def test_a_failed_commit_leaves_no_stage_entry_of_the_run_before(spark, tmp_path
     assert manifest()["stages"]["clean"]["run_id"] == "AGAIN"
 
 
+def test_a_stage_manifest_removed_as_stale_takes_its_stages_entry(spark, tmp_path):
+    """Found in review: a detect that removed clean.json and clean's tables
+    (remove_stale) left manifest.json's stages.clean naming that clean run."""
+    out = str(tmp_path / "out")
+    os.makedirs(out)
+    with open(os.path.join(out, "manifest.json"), "w") as fh:
+        json.dump({"stage": "extract", "run_id": "EXTRACT"}, fh)
+    tables = {"clean_pages": 3, "clean_links": 2}
+    _staged(spark, out, "CLEAN", tables).commit(list(tables), "clean.json", {"stage": "clean", "run_id": "CLEAN"})
+    _staged(spark, out, "PRIO", {"crawl_priority": 1}).commit(["crawl_priority"], "priority.json",
+                                                              {"stage": "priority", "run_id": "PRIO"})
+    removed = RunOutput(spark, out, "DETECT").remove_stale(["clean.json", "clean_pages", "clean_links", "wet"])
+    assert removed == ["clean.json", "clean_pages", "clean_links"]
+    with open(os.path.join(out, "manifest.json")) as fh:
+        stages = json.load(fh)["stages"]
+    assert list(stages) == ["priority"]  # clean's entry went with clean.json; the other stays
+
+
 def test_clean_without_wet_removes_the_old_wet_files_before_its_commit(spark, site, monkeypatch):
     """Found in review: with clean.wet=false (or no page) clean committed first
     and removed OUT/wet after, so a crash between left the new clean.json beside
