@@ -21,7 +21,9 @@ on every subclass page of an API reference, re-exported pages. Definition 3
 asks more of a template ("share the same look and feel"); `evidence_filter`
 keeps a template on a site only if
 - it is on at least `min_site_support` of the site's pages (look and feel is
-  site-wide; duplicated content sits on a few pages). With `support_of="path"`
+  site-wide; duplicated content sits on a few pages), both counted in
+  originals (a near-duplicate is its original again) and of pages with a
+  pagelet (an empty script shell can hold no template). With `support_of="path"`
   (the default) the pages are counted over the template's DOM path, so
   variants of one block add up; so do unrelated kept templates at the same
   path: three pairs of pages sharing three different lead paragraphs, all at
@@ -61,7 +63,14 @@ def evidence_filter(members: DataFrame, pagelets: DataFrame, pages: DataFrame,
         return members
     if config.min_resemblance > 0:
         members = almost_identical(members, pagelets, config.min_resemblance, ngram)
-    site_pages = pages.groupBy("site").agg(F.count("*").alias("site_pages"))
+    # a site's pages as the support counts them: originals (a near-duplicate copy of
+    # a page is that page again, section 3.2), and only pages with a pagelet, which
+    # could hold a template (found in review: three ?utm= copies of a page lifted a
+    # block on two pages over the share, and fifteen empty script shells sank a menu
+    # on the site's six other pages under it)
+    with_pagelets = pages.where(F.coalesce("n_pagelets", F.lit(1)) > 0) if "n_pagelets" in pages.columns else pages
+    site_pages = with_pagelets.groupBy("site").agg(
+        F.countDistinct(F.coalesce("dup_of", "page_key")).alias("site_pages"))
     # read four times below; persisted, or each read computes the memberships
     # anew, the reads' inferred filters keeping Spark from reusing one plan:
     # at 1M pages detect ran 224 stages before, 166 after, in 909 s not 1,116
@@ -87,10 +96,10 @@ def evidence_filter(members: DataFrame, pagelets: DataFrame, pages: DataFrame,
         # variants of one template block (a footer with two release dates)
         # share their support
         cover = m.join(placed.select(*key, F.col("top_path").alias("dom_path")), [*key, "dom_path"]).groupBy(
-            "site", F.col("dom_path").alias("top_path")).agg(F.countDistinct("page_key").alias("support_pages"))
+            "site", F.col("dom_path").alias("top_path")).agg(F.countDistinct("original").alias("support_pages"))
         placed = placed.join(cover, ["site", "top_path"])
     elif config.support_of == "template":
-        placed = placed.withColumn("support_pages", F.col("n_pages"))
+        placed = placed.withColumn("support_pages", F.col("n_originals"))
     else:
         raise ValueError(f"support_of must be 'path' or 'template', not {config.support_of!r}")
     keep = placed.where(F.col("support_pages") >= F.col("site_pages") * config.min_site_support).select(*key)

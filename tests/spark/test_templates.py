@@ -376,3 +376,31 @@ def test_a_shingle_collision_is_no_template(spark):
     by_setting = {m: {r["shingle"] for r in evidence_filter(members, pagelets, pages, EvidenceConfig(
         min_resemblance=m)).collect()} for m in (0.0, 0.5)}
     assert by_setting == {0.0: {11, 22}, 0.5: {11}}
+
+
+def test_site_support_counts_original_pages_that_have_pagelets(spark):
+    """The evidence filter's share of a site's pages counts originals (three
+    ?utm= copies of a page lifted a block on two of ten pages over 30%: 5 of
+    13) and pages with a pagelet (fifteen empty script shells sank a menu on
+    the six other pages under it: 6 of 21). Found in review."""
+    from templatemine.config import EvidenceConfig
+    from templatemine.templates.detect import evidence_filter
+
+    pages, pagelets = [], []
+    for i in range(13):  # s1: ten pages, 10-12 copies of page 0; block 2 on pages 0 and 1 (and the copies)
+        pages.append((i, "s1.com", 0 if i >= 10 else None, 2))
+        pagelets += [(i, 0, "/html/body/ul[1]", 1), (i, 1, "/html/body/p[1]", 1000 + min(i, 10))]
+        if i in (0, 1) or i >= 10:
+            pagelets.append((i, 2, "/html/body/div[2]", 2))
+    for i in range(100, 121):  # s2: a menu on six pages, fifteen pages without pagelets
+        pages.append((i, "s2.com", None, 2 if i < 106 else 0))
+        if i < 106:
+            pagelets += [(i, 0, "/html/body/ul[1]", 21), (i, 1, "/html/body/p[1]", 3000 + i)]
+    pages = spark.createDataFrame(pages, "page_key long, site string, dup_of long, n_pagelets int")
+    pagelets = spark.createDataFrame(pagelets, "page_key long, ordinal int, dom_path string, shingle long")
+    members = pagelets.where("shingle < 1000").select("page_key", "ordinal", "shingle",
+                                                      F.col("shingle").alias("template_key"))
+    for support_of in ("path", "template"):
+        kept = {r["shingle"] for r in evidence_filter(members, pagelets, pages,
+                                                       EvidenceConfig(support_of=support_of)).collect()}
+        assert kept == {1, 21}, support_of  # the menus stay; the block of two pages and its copies goes
