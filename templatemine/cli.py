@@ -86,7 +86,9 @@ def build_parser() -> argparse.ArgumentParser:
     density = sub.add_parser("density", help="OUT/density/: tokens per text density (Kohlschuetter Fig. 1) with "
                                              "the fitted two-class mixture, and term typicality (his Table 1)")
     density.add_argument("out", metavar="OUT")
-    density.add_argument("--dest", help="folder to write (default OUT/density)")
+    density.add_argument("--dest", help="folder to write (default OUT/density); an existing one is replaced only "
+                                        "when empty or an earlier density report, and never OUT or a folder holding "
+                                        "OUT (exit 2)")
     _common(density)
 
     detect = sub.add_parser("detect", help="templates and template_pagelets from an extract output")

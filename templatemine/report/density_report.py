@@ -17,16 +17,24 @@ pi1 (density <= 8) and pi2 (>= 9); only the histogram (at most MAX_BIN bins x 2)
 and the terms above the minimum document frequency reach the driver, where the
 fit and the ratios (typicality.py) are computed.
 
-A pagelet is template when OUT/template_pagelets lists it (no such table: none
-is). The three files are written into a temporary folder beside DEST, which is
-then renamed to DEST (the previous DEST set aside first and deleted after), so
-a reader sees the old report or the new one, never a mix.
+A pagelet is template when clean removes it (or would): detect's site-level
+templates and the page-level model's judgement together, the set report.html
+counts (gather.removed_members); with neither, none is.
+
+The three files are written into a temporary folder beside DEST, which is then
+renamed to DEST (the previous DEST set aside first and deleted after): a reader
+sees the old report or the new one, never a mix, though between the two renames
+DEST briefly does not exist. Since the old DEST is deleted, DEST must be a
+density report already (nothing but FILES in it), empty or new, and neither OUT
+nor a folder holding OUT (check_dest).
 """
 
 from __future__ import annotations
 
 import json
 import math
+import os
+import posixpath
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -39,7 +47,7 @@ from pyspark.sql import functions as F
 from templatemine.report import typicality as T
 from templatemine.report.assets import CSS
 from templatemine.report.density import MAX_BIN, WRAP_WIDTH
-from templatemine.report.gather import density_columns
+from templatemine.report.gather import density_columns, removed_members
 from templatemine.report.render import (CONTENT_COLOR, REPORT_CSP, TEMPLATE_COLOR, _nice_max, _short_num, esc,
                                         fmt_int, fmt_pct)
 from templatemine.tables.output import path_exists, require_tables
@@ -60,15 +68,23 @@ PAPER = {"modes": [2, 12], "r2": 0.998, "rmse": 0.0021, "boundary": 8, "min_doc_
 # ---------------------------------------------------------------- Spark: DataFrame -> DataFrame
 
 
-def marked_pagelets(spark: SparkSession, out: str) -> DataFrame:
+def template_members(spark: SparkSession, out: str) -> DataFrame | None:
+    """(page_key, ordinal, template_id) of the pagelets clean removes, as
+    report.html marks them (a density report counting detect's templates alone
+    said 18.3% template tokens where clean removed 22.5%, and "detect has not
+    run" on a run the page-level model judged alone); None when nothing marks any."""
+    has_templates = all(path_exists(spark, f"{out}/{t}") for t in ("templates", "template_pagelets"))
+    return removed_members(spark, out, has_templates)
+
+
+def marked_pagelets(spark: SparkSession, out: str, members: DataFrame | None) -> DataFrame:
     """(page_key, ordinal, text, is_template) of OUT/pagelets; template when
-    OUT/template_pagelets lists the pagelet, none when that table is missing."""
+    `members` (template_members) holds the pagelet."""
     pagelets = spark.read.parquet(f"{out}/pagelets").select("page_key", "ordinal", "text")
-    if not path_exists(spark, f"{out}/template_pagelets"):
+    if members is None:
         return pagelets.withColumn("is_template", F.lit(False))
-    members = spark.read.parquet(f"{out}/template_pagelets").select(
-        "page_key", "ordinal", F.lit(True).alias("is_template")).dropDuplicates(["page_key", "ordinal"])
-    return pagelets.join(members, ["page_key", "ordinal"], "left") \
+    marks = members.select("page_key", "ordinal", F.lit(True).alias("is_template"))
+    return pagelets.join(marks, ["page_key", "ordinal"], "left") \
         .withColumn("is_template", F.coalesce("is_template", F.lit(False)))
 
 
@@ -134,7 +150,7 @@ def typicality_in_spark(freqs: DataFrame, n_docs: int, min_df: int, boundary: in
 class DensityData:
     """What the density report shows, as plain Python data (bounded in size)."""
     out: str
-    has_templates: bool
+    has_templates: bool  # detect or the page-level model marked pagelets (template_members)
     histogram: dict[int, tuple[int, int]]  # bin -> (other tokens, template tokens)
     n_docs: int
     typicality: T.TypicalityTable
@@ -152,8 +168,8 @@ def gather_density(spark: SparkSession, out: str, *, min_doc_freq: int | None = 
     out = out.rstrip("/")
     started = time.time()
     require_tables(spark, out, ("pagelets",), "density")
-    has_templates = path_exists(spark, f"{out}/template_pagelets")
-    blocks = density_blocks(marked_pagelets(spark, out)).persist()
+    members = template_members(spark, out)
+    blocks = density_blocks(marked_pagelets(spark, out, members)).persist()
     try:
         say("density: histogram of tokens per text density")
         hist = density_histogram(blocks)
@@ -167,7 +183,7 @@ def gather_density(spark: SparkSession, out: str, *, min_doc_freq: int | None = 
     aggregated = time.time()
     say("density: fitting eq. (1)")
     tokens = {b: c + t for b, (c, t) in hist.items()}
-    data = DensityData(out=out, has_templates=has_templates, histogram=hist, n_docs=n_docs,
+    data = DensityData(out=out, has_templates=members is not None, histogram=hist, n_docs=n_docs,
                        typicality=table,
                        fit=T.fit_mixture(tokens, max_bin=MAX_BIN, boundary=boundary),
                        fit_two_betas=T.fit_mixture(tokens, with_normal=False, max_bin=MAX_BIN, boundary=boundary),
@@ -207,6 +223,7 @@ def density_numbers(data: DensityData) -> dict:
         "fit_two_betas": data.fit_two_betas.to_json() if data.fit_two_betas else None,
         "class_crossing": T.class_crossing(fit) if fit else None,
         "normal_dominates": _normal_dominates(fit),
+        "fit_padding": _fit_padding(fit, hist),
         "typicality": data.typicality.to_json(),
         "paper": PAPER, "timings": data.timings,
     }
@@ -214,6 +231,12 @@ def density_numbers(data: DensityData) -> dict:
 
 def _normal_dominates(fit: T.MixtureFit | None) -> list[int] | None:
     span = T.normal_dominates(fit) if fit else None
+    return list(span) if span else None
+
+
+def _fit_padding(fit: T.MixtureFit | None, hist: dict[int, tuple[int, int]]) -> list[int] | None:
+    """The empty bins fitted to reach the poster's axis (typicality.fit_bins)."""
+    span = T.padded_bins(fit, {b: c + t for b, (c, t) in hist.items()}) if fit else None
     return list(span) if span else None
 
 
@@ -375,13 +398,14 @@ def _fixed(x, digits: int) -> str:
 def summary_text(numbers: dict) -> str:
     """The lines under the chart: boundary, modes, fit quality, against the poster."""
     fit, parts = numbers["fit"], numbers["partitions"]
+    if not numbers["totals"]["tokens"]:
+        return ('<p class="note">No pagelet of this run holds a token: there is nothing to split at the '
+                'poster\'s class boundary (section 3), no mode to measure and nothing to fit.</p>')
     b = parts["boundary"]
-    modes = numbers["measured_modes"]
     text = [f'Tokens are split at the poster\'s class boundary (section 3): \u03c01 = density \u2264 {b} '
-            f'({fmt_pct(parts["pi1"]["share_of_tokens"])} of the {fmt_int(numbers["totals"]["tokens"])} tokens, '
-            f'{fmt_pct(parts["pi1"]["template_share"])} of them in template pagelets) and \u03c02 = density '
-            f'\u2265 {b + 1} ({fmt_pct(parts["pi2"]["share_of_tokens"])}, {fmt_pct(parts["pi2"]["template_share"])} '
-            f'template). Measured modes: {modes["pi1"]} in \u03c01 and {modes["pi2"]} in \u03c02 (poster: 2 and 12).']
+            f'({_partition_text(parts["pi1"], numbers["totals"]["tokens"])}) and \u03c02 = density \u2265 {b + 1} '
+            f'({_partition_text(parts["pi2"])}). Measured modes: {_modes_text(numbers["measured_modes"])} '
+            f'(poster: 2 and 12).']
     if fit:
         m = fit["modes"]
         crossing, dom = numbers["class_crossing"], numbers["normal_dominates"]
@@ -392,11 +416,19 @@ def summary_text(numbers: dict) -> str:
             f'class 2 at {_f(m["class2"])} with {fmt_pct(fit["weights"]["class2"])}, the normal transition '
             f'{fmt_pct(fit["weights"]["normal"])} around {_f(m["normal"])}. '
             + (f'Class 2 overtakes class 1 at density {crossing:.1f}. ' if crossing is not None else '')
-            + (f'The normal dominates for {dom[0]} \u2264 density \u2264 {dom[1]} (poster: 5 to 10).'
-               if dom else 'The normal dominates nowhere.')
+            + (f'The normal dominates the contiguous stretch {dom[0]} \u2264 density \u2264 {dom[1]} around its '
+               f'peak (poster: 5 to 10).' if dom else
+               'The normal dominates no stretch around its peak (there a beta carries more tokens, or the normal '
+               f'under {fmt_pct(T.NEGLIGIBLE_SHARE)} of them).')
             + ('' if _between(m["normal"], m["class1"], m["class2"]) else
                ' Here the normal does not lie between the two classes\' modes: it models part of a class, not '
                'the transition the poster reads into it; read the components with care.'))
+        pad = numbers.get("fit_padding")
+        if pad:
+            text.append(f'Density {pad[0]}\u2013{pad[1]} holds no tokens here; it is fitted as measured zeros so '
+                        f'that the fit spans the poster\'s axis (to {T.FIT_MIN_LAST_BIN}) and R\u00b2 and RMSE '
+                        f'cover the bins his do. The zeros are easy to predict: they raise R\u00b2 above what '
+                        f'the measured bins alone would give.')
         two = numbers["fit_two_betas"]
         if two:
             text.append(f'Two betas without the normal: R\u00b2 = {_fixed(two["r2"], 4)}, '
@@ -404,6 +436,19 @@ def summary_text(numbers: dict) -> str:
     else:
         text.append("No tokens: nothing was fitted.")
     return "".join(f'<p class="note">{t}</p>' for t in text)
+
+
+def _partition_text(part: dict, total: int | None = None) -> str:
+    """"41.0% of the 1,234 tokens, 63.0% of them in template pagelets", or "no tokens"."""
+    if not part["tokens"]:
+        return "no tokens"
+    of_all = f' of the {fmt_int(total)} tokens' if total is not None else ''
+    return f'{fmt_pct(part["share_of_tokens"])}{of_all}, {fmt_pct(part["template_share"])} of them template'
+
+
+def _modes_text(modes: dict) -> str:
+    return " and ".join(f'{"none" if modes[k] is None else modes[k]} in {name}'
+                        for k, name in (("pi1", "\u03c01"), ("pi2", "\u03c02")))
 
 
 def _between(x, a, b) -> bool:
@@ -446,8 +491,10 @@ def render_density_html(numbers: dict, chart: Chart) -> str:
         '<section id="figure1"><h2>Tokens per text density (Kohlsch\u00fctter 2009, Figure 1)</h2>',
         chart_svg(chart, "Tokens by text density of their pagelet, with the fit of eq. (1)"),
         summary_text(numbers),
-        "" if numbers["has_templates"] else
-        '<p class="note">No template_pagelets table in OUT (detect has not run): no token counts as template.</p>',
+        '<p class="note">Template tokens are those of the pagelets clean removes (or would): detect\'s site-level '
+        'templates with the page-level model\'s judgement, as report.html counts them.</p>'
+        if numbers["has_templates"] else
+        '<p class="note">Neither detect nor the page-level model has run on OUT: no token counts as template.</p>',
         _fit_table(numbers) if numbers["fit"] else "",
         '<p class="note">Density is BlockFusion\'s (tokens per wrapped line, the last line left out when there are '
         'more), per pagelet; c, d and 1 &minus; c weigh the betas and the normal (\u03bc, \u03c3 on densities / 36), '
@@ -488,28 +535,90 @@ def _fs(spark: SparkSession, path: str):
     return fs, Path
 
 
-def write_folder_atomically(spark: SparkSession, dest: str, files: dict[str, bytes]) -> None:
-    """Write `files` into DEST.tmp-*, set an existing DEST aside, rename the
-    temporary folder to DEST, then delete the old one."""
+class DestError(ValueError):
+    """A DEST the density report will not replace (the command says so, exit 2)."""
+
+
+def _resolved(spark: SparkSession, path: str) -> tuple[str, str]:
+    """(scheme://authority, absolute normalised path) of PATH, as Hadoop
+    qualifies it (relative to the JVM's working directory), symbolic links
+    resolved on local disk: for telling whether one path lies within another."""
+    fs, Path = _fs(spark, path)
+    uri = fs.makeQualified(Path(path)).toUri()
+    where, p = f"{uri.getScheme()}://{uri.getAuthority() or ''}", str(uri.getPath() or "/")
+    return where, os.path.realpath(p) if str(uri.getScheme()) == "file" else posixpath.normpath(p)
+
+
+def _within(inner: tuple[str, str], outer: tuple[str, str]) -> bool:
+    """Whether `inner` is `outer` or lies in it (both from _resolved)."""
+    return inner[0] == outer[0] and (inner[1] == outer[1] or inner[1].startswith(outer[1].rstrip("/") + "/"))
+
+
+def check_dest(spark: SparkSession, dest: str, out: str | None = None) -> None:
+    """Raise DestError unless replacing DEST deletes at most an older density
+    report: DEST must be new, an empty folder, or a folder of FILES only, and
+    neither OUT nor a folder holding OUT. `--dest OUT` deleted the run
+    (pagelets, pages, templates), `--dest .` or `~` as much (found in review)."""
+    if out is not None:
+        d, o = _resolved(spark, dest), _resolved(spark, out)
+        if _within(o, d):
+            raise DestError(f"{dest}: {'is OUT' if d == o else 'holds OUT'} ({out}); the density report replaces "
+                            f"its folder as a whole: give a folder of its own (default OUT/{DENSITY_DIR})")
+    fs, Path = _fs(spark, dest)
+    target = Path(dest)
+    if not fs.exists(target):
+        return
+    if not fs.getFileStatus(target).isDirectory():
+        raise DestError(f"{dest}: is a file, not a density report's folder; not replaced")
+    others = sorted(str(st.getPath().getName()) for st in fs.listStatus(target)
+                    if not st.isFile() or str(st.getPath().getName()) not in FILES)
+    if others:
+        shown = ", ".join(others[:5]) + (f" and {len(others) - 5} more" if len(others) > 5 else "")
+        raise DestError(f"{dest}: holds {shown}, so it is not a density report ({', '.join(FILES)}) and is not "
+                        f"replaced; give a new or empty folder")
+
+
+def write_folder_atomically(spark: SparkSession, dest: str, files: dict[str, bytes], out: str | None = None) -> None:
+    """Write `files` into DEST.tmp-*, set an existing DEST aside as DEST.old-*,
+    rename the temporary folder to DEST, then delete the old one. A reader sees
+    the old report or the new one, never a mix; but a folder cannot be replaced
+    in one step through Hadoop's FileSystem, so between the two renames DEST
+    briefly does not exist. DEST is checked (check_dest) after the files are
+    written and before anything is moved, as it is the old DEST that is deleted.
+    On a failure the temporary folder is removed and the old DEST put back."""
     fs, Path = _fs(spark, dest)
     tag = uuid.uuid4().hex[:8]
     tmp, old, target = Path(f"{dest}.tmp-{tag}"), Path(f"{dest}.old-{tag}"), Path(dest)
-    for name, data in files.items():
-        stream = fs.create(Path(f"{dest}.tmp-{tag}/{name}"), True)
-        try:
-            stream.write(bytearray(data))
-        finally:
-            stream.close()
-    had_old = bool(fs.exists(target))
-    if had_old and not fs.rename(target, old):
-        fs.delete(tmp, True)
-        raise OSError(f"could not set {dest} aside")
-    if not fs.rename(tmp, target):
-        if had_old:
-            fs.rename(old, target)
-        raise OSError(f"could not move {dest}.tmp-{tag} to {dest}")
+    try:
+        for name, data in files.items():
+            stream = fs.create(Path(f"{dest}.tmp-{tag}/{name}"), True)
+            try:
+                stream.write(bytearray(data))
+            finally:
+                stream.close()
+        check_dest(spark, dest, out)
+        had_old = bool(fs.exists(target))
+        if had_old and not fs.rename(target, old):
+            raise OSError(f"could not set {dest} aside")
+        if not fs.rename(tmp, target):
+            if had_old and not fs.rename(old, target):
+                raise OSError(f"could not move {dest}.tmp-{tag} to {dest}, nor put the previous report back: "
+                              f"it is in {dest}.old-{tag}")
+            raise OSError(f"could not move {dest}.tmp-{tag} to {dest}")
+    except BaseException:
+        _delete_quietly(fs, tmp)
+        raise
     if had_old:
         fs.delete(old, True)
+
+
+def _delete_quietly(fs, path) -> None:
+    """Remove `path` (recursively) if it is there, without hiding the error being raised."""
+    try:
+        if fs.exists(path):
+            fs.delete(path, True)
+    except Exception:  # noqa: BLE001 - the caller re-raises the error that matters
+        pass
 
 
 def run_density(spark: SparkSession, out: str, dest: str | None = None,
@@ -517,17 +626,20 @@ def run_density(spark: SparkSession, out: str, dest: str | None = None,
                 boundary: int = T.PARTITION_BOUNDARY) -> dict:
     """Write DEST (default OUT/density/) with density.html, density.png and
     density.json for the run in OUT; returns density.json's numbers and, under
-    "paths", the three files."""
-    out = out.rstrip("/")
-    dest = (dest or f"{out}/{DENSITY_DIR}").rstrip("/")
+    "paths", the three files. DestError (a ValueError) for a DEST that is not
+    a density report's folder (check_dest), before any Spark work."""
+    out = out.rstrip("/") or "/"
+    dest = (dest or f"{out}/{DENSITY_DIR}").rstrip("/") or "/"
     started = time.time()
+    check_dest(spark, dest, out)  # before the Spark work, and again before anything is moved
     data = gather_density(spark, out, min_doc_freq=min_doc_freq, boundary=boundary, progress=progress)
     numbers = density_numbers(data)
     chart = density_chart(data)
     html = render_density_html(numbers, chart)
     png = chart_png(chart, "Tokens by text density, with the fit of eq. (1)")
     write_folder_atomically(spark, dest, {"density.html": html.encode("utf-8"), "density.png": png,
-                                          "density.json": json.dumps(numbers, indent=2).encode("utf-8")})
+                                          "density.json": json.dumps(numbers, indent=2).encode("utf-8")},
+                            out)
     numbers["paths"] = {name.split(".")[1]: f"{dest}/{name}" for name in FILES}
     if progress:
         fit = numbers["fit"]

@@ -29,8 +29,8 @@ from pyspark.sql import functions as F
 
 from templatemine.report.density import MAX_BIN, WRAP_WIDTH
 from templatemine.report.render import ReportData, SiteRow, ViewerPage, render_report
-from templatemine.tables.output import RunOutput, require_tables
-from templatemine.templates.stage import current_judgement, removed_pagelets
+from templatemine.tables.output import RunOutput, path_exists, require_tables
+from templatemine.templates.stage import current_judgement, no_members, removed_pagelets
 
 REPORT = "report.html"
 NO_SITE = "(no site)"
@@ -85,6 +85,21 @@ class _FS:
         self.text.replace_text(path, text)
 
 
+def removed_members(spark: SparkSession, out: str, has_templates: bool) -> DataFrame | None:
+    """(page_key, ordinal, template_id) of the pagelets clean removes (or would):
+    the site-level templates and the page-level model's judgement together, as
+    clean combines them (templates/stage.removed_pagelets), so that counts,
+    density plots and the viewer's shading agree with clean_pages (template_id
+    null: the model's). None when neither has run (`has_templates`: OUT holds
+    templates and template_pagelets). The density report marks the same set."""
+    judged = current_judgement(spark, out)
+    if not has_templates and judged is None:
+        return None
+    site_level = spark.read.parquet(f"{out}/template_pagelets") \
+        if path_exists(spark, f"{out}/template_pagelets") else no_members(spark)
+    return removed_pagelets(site_level, judged).dropDuplicates(["page_key", "ordinal"])
+
+
 def gather_report(spark: SparkSession, out: str, *, max_sites: int = 100, per_site: int = 3, max_pages: int = 60,
                   top_templates: int = 20, max_page_chars: int = 1_500_000,
                   progress: Callable[[str], None] | None = None) -> ReportData:
@@ -103,15 +118,7 @@ def gather_report(spark: SparkSession, out: str, *, max_sites: int = 100, per_si
     pages = read("pages").select("page_key", _site(), "url", "title", "warc_file", "warc_offset", "n_pagelets")
     pagelets = read("pagelets") if has["pagelets"] else None
     data.has_templates = has["templates"] and has["template_pagelets"]
-    # the pagelets clean removes (or would): the site-level templates and the page-level
-    # model's judgement together, as clean combines them, so the counts, the density plot
-    # and the viewer's shading agree with clean_pages (template_id null: the model's)
-    judged = current_judgement(spark, out)
-    members = None
-    if data.has_templates or judged is not None:
-        site_level = read("template_pagelets") if has["template_pagelets"] else spark.createDataFrame(
-            [], "page_key long, ordinal int, template_id long")
-        members = removed_pagelets(site_level, judged).dropDuplicates(["page_key", "ordinal"])
+    members = removed_members(spark, out, data.has_templates)
 
     say("report: per-site aggregates")
     site_pages = pages.groupBy("site").agg(F.count("*").alias("pages"))

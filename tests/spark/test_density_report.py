@@ -12,7 +12,7 @@ import pytest
 
 from templatemine.config import DetectConfig, ExtractConfig
 from templatemine.report.density import density_bin, density_histogram, text_density
-from templatemine.report.density_report import FILES, run_density
+from templatemine.report.density_report import FILES, run_density, write_folder_atomically
 from templatemine.report.typicality import doc_freqs, typicality_table
 from templatemine.tables.extract import run_extract
 from templatemine.templates.stage import run_detect
@@ -108,15 +108,108 @@ def test_density_report_without_templates_and_rerun(spark, outs, tmp_path):
     first = run_density(spark, out, dest, **QUIET)
     assert not first["has_templates"] and first["totals"]["template_tokens"] == 0
     assert all(h["template_tokens"] == 0 for h in first["histogram"])
-    assert "detect has not run" in open(f"{dest}/density.html", encoding="utf-8").read()
+    assert "Neither detect nor the page-level model has run" in open(f"{dest}/density.html", encoding="utf-8").read()
     assert first["typicality"]["min_doc_freq"] == 2  # 1% of few pages, at least 2
     os.remove(f"{dest}/density.png")
-    with open(f"{dest}/stale.txt", "w") as f:
-        f.write("from an older report")
-    again = run_density(spark, out, dest, **QUIET)  # replaces the folder as a whole
+    again = run_density(spark, out, dest, **QUIET)  # an earlier report, a file short: replaced as a whole
     assert sorted(os.listdir(dest)) == sorted(FILES)
     assert os.listdir(tmp_path) == ["dens"]
     assert again["histogram"] == first["histogram"] and again["typicality"] == first["typicality"]
+    with open(f"{dest}/stale.txt", "w") as f:  # not a report's file: the folder is not replaced
+        f.write("from an older report")
+    with pytest.raises(ValueError, match="holds stale.txt"):
+        run_density(spark, out, dest, **QUIET)
+    assert sorted(os.listdir(dest)) == sorted([*FILES, "stale.txt"]) and os.listdir(tmp_path) == ["dens"]
+
+
+def _copy(src: str, dst) -> str:
+    import shutil
+
+    shutil.copytree(src, str(dst))
+    return str(dst)
+
+
+def test_dest_is_never_out_nor_a_folder_holding_it(spark, outs, tmp_path, capsys):
+    """`templatemine density OUT --dest OUT` set OUT aside and deleted it
+    (pagelets, pages, templates), `--dest .` or `~` their folders as much
+    (found in review): such a DEST is refused before any Spark work, exit 2."""
+    import argparse
+
+    from templatemine.cli import _model_command
+    from templatemine.progress import Progress
+
+    run = _copy(outs[0], tmp_path / "run")
+    tables = sorted(os.listdir(run))
+    os.symlink(run, tmp_path / "link")
+    for dest, why in ((run, "is OUT"), (str(tmp_path / "link"), "is OUT"), (f"{run}/", "is OUT"),
+                      (str(tmp_path), "holds OUT"), (f"{tmp_path}/run/..", "holds OUT"),
+                      (os.path.relpath(tmp_path), "holds OUT"), ("/", "holds OUT"),
+                      (f"{run}/pagelets", "not a density report")):
+        with pytest.raises(ValueError, match=why):
+            run_density(spark, run, dest, **QUIET)
+        assert sorted(os.listdir(run)) == tables, dest
+    assert sorted(os.listdir(tmp_path)) == ["link", "run"]
+    args = argparse.Namespace(command="density", out=run, dest=run)
+    assert _model_command(spark, args, None, Progress(quiet=True, json_lines=False)) == 2
+    assert capsys.readouterr().err.startswith(f"templatemine: {run}: is OUT")
+    assert sorted(os.listdir(run)) == tables
+    # a write that fails leaves no DEST.tmp-* behind (Hadoop's local file system)
+    with pytest.raises(TypeError):
+        write_folder_atomically(spark, str(tmp_path / "dens"), {"density.html": b"<p>", "density.png": None})
+    assert sorted(os.listdir(tmp_path)) == ["link", "run"]
+
+
+def _judge(spark, out: str, detect_run_id) -> tuple[set, set]:
+    """A page-level judgement written by hand (as pagelevel.py writes it): the
+    first page in page mode, the model removing its first pagelet no site-level
+    template holds; the second in hybrid, the model removing one more. Returns
+    (pages judged in page mode, pagelets the model removed)."""
+    pagelets = spark.read.parquet(f"{out}/pagelets").where("size(split(trim(text), ' ')) > 2") \
+        .select("page_key", "ordinal").collect()  # pagelets with words
+    site = set()
+    if os.path.exists(f"{out}/template_pagelets"):
+        site = {(r["page_key"], r["ordinal"]) for r in spark.read.parquet(f"{out}/template_pagelets").collect()}
+    by_page: dict[int, list[int]] = {}
+    for r in pagelets:
+        by_page.setdefault(r["page_key"], []).append(r["ordinal"])
+    pages = sorted(k for k, ords in by_page.items() if any((k, o) in site for o in ords)) or sorted(by_page)
+    rows = []
+    for key, mode in zip(pages[:2], ("page", "hybrid")):
+        free = sorted(o for o in by_page[key] if (key, o) not in site)
+        rows.append((key, mode, free[:1]))
+    spark.createDataFrame(rows, "page_key long, mode string, template_pagelets array<int>") \
+        .write.parquet(f"{out}/page_templateness")
+    with open(f"{out}/pagelevel.json", "w") as fh:
+        json.dump({"detect_run_id": detect_run_id, "rows": {"page_templateness": len(rows)}, "model": "m"}, fh)
+    return {rows[0][0]}, {(k, o) for k, _, ords in rows for o in ords}
+
+
+def test_template_tokens_are_what_clean_removes(spark, outs, tmp_path):
+    """The density report counted OUT/template_pagelets alone, where report.html
+    and clean use templates/stage.removed_pagelets: site-level templates on
+    pages judged in page mode are kept, the model's removals added (the demo:
+    18.3% template tokens against clean's 22.5%); after extract + `pagelevel
+    --pagelevel page` it said "detect has not run" (found in review)."""
+    from templatemine.report.gather import gather_report
+
+    judged = _copy(outs[0], tmp_path / "judged")
+    page_mode, model = _judge(spark, judged, json.load(open(f"{judged}/detect.json"))["run_id"])
+    numbers = run_density(spark, judged, str(tmp_path / "d1"), min_doc_freq=2, **QUIET)
+    got = {h["bin"]: (h["other_tokens"], h["template_tokens"]) for h in numbers["histogram"]}
+    assert got == gather_report(spark, judged, max_pages=0).density  # report.html's density plot
+    site_only = density_histogram((text, is_t) for _, text, is_t in _blocks(spark, judged, with_templates=True))
+    assert got != site_only and numbers["has_templates"]
+    html = open(f"{tmp_path}/d1/density.html", encoding="utf-8").read()
+    assert "the pagelets clean removes" in html
+
+    alone = _copy(outs[1], tmp_path / "alone")  # extract, then the model alone: no template_pagelets
+    assert not os.path.exists(f"{alone}/template_pagelets") and not os.path.exists(f"{alone}/detect.json")
+    _judge(spark, alone, None)
+    numbers = run_density(spark, alone, str(tmp_path / "d2"), min_doc_freq=2, **QUIET)
+    assert numbers["has_templates"] and numbers["totals"]["template_tokens"] > 0
+    assert numbers["histogram"] and {h["bin"]: (h["other_tokens"], h["template_tokens"])
+                                     for h in numbers["histogram"]} == gather_report(spark, alone, max_pages=0).density
+    assert "has run" not in open(f"{tmp_path}/d2/density.html", encoding="utf-8").read()
 
 
 def test_spark_finds_the_terms_python_finds_in_any_script(spark):

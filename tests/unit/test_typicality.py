@@ -140,6 +140,46 @@ def test_fit_of_a_pure_beta_pair_finds_its_parameters():
     assert fit.d == pytest.approx(0.4, abs=0.01)
 
 
+def test_normal_dominates_one_stretch_around_its_peak_not_the_tails():
+    """The normal won bins 1-5, 9-13 and 15-25 of this fit (class 1 took 6-8,
+    class 2 bin 14, the normal's own peak), all with ~0 tokens at the ends,
+    and normal_dominates said "1 to 25"; on a one-bin corpus a normal of 1e-10
+    of the tokens "dominated" 14 to 25 (found in review)."""
+    hist = {1: 2, 2: 2, 3: 51, 5: 25, 6: 36, 7: 161, 11: 22, 12: 72, 13: 153, 14: 413, 15: 62, 16: 144, 17: 17}
+    fit = fit_mixture(hist)
+    comp = fit.components()
+    peak = int(np.argmax(comp["normal"]))
+    assert comp["class2"][peak] > comp["normal"][peak]  # a beta carries more at the normal's peak
+    assert normal_dominates(fit) is None
+    tiny = fit_mixture({3: 15})
+    assert tiny.weights["normal"] < 1e-6 and normal_dominates(tiny) is None
+
+
+def _hand_fit(**kw) -> MixtureFit:
+    """Class 1 near density 2, class 2 near 14, the normal as given."""
+    base = dict(model="beta+beta+normal", c=0.7, d=0.5, a1=4, b1=54, a2=30, b2=48, mu=8 / 36, sigma=1.5 / 36,
+                r2=1.0, rmse=0.0, bins=list(range(1, 26)))
+    return MixtureFit(**{**base, **kw})
+
+
+def test_normal_dominates_is_contiguous_and_needs_a_share():
+    lo, hi = normal_dominates(_hand_fit())  # a normal around 8 between classes near 2 and 14
+    assert 5 <= lo <= 8 <= hi <= 11
+    # a wide normal around 10; a narrow class 1 takes bin 5 on its flank, class 2 bins 17-20; the
+    # normal also wins 1-4 and 21-25, with under 1% of the tokens in 1, 2 and 21-25
+    split = _hand_fit(c=0.5, d=0.2, a1=140, b1=870, a2=400, b2=400, mu=10 / 36, sigma=4 / 36)
+    comp = split.components()
+    assert comp["class1"][4] > comp["normal"][4] > comp["class2"][4]
+    assert comp["normal"][3] > max(comp["class1"][3], comp["class2"][3]) and comp["normal"][3] > 0.01
+    assert comp["normal"][24] > max(comp["class1"][24], comp["class2"][24])
+    assert normal_dominates(split) == (6, 16)
+    # a normal holding 1e-10 of the tokens, where the betas' tails are thinner still, dominates nothing
+    faint = _hand_fit(c=1 - 1e-10, a2=400, b2=630, mu=24 / 36, sigma=1 / 36)
+    comp = faint.components()
+    assert comp["normal"][-1] > max(comp["class1"][-1], comp["class2"][-1])
+    assert normal_dominates(faint) is None
+
+
 def test_fit_bins_and_empty_histogram():
     assert fit_bins({2: 5, 3: 1}, 40) == list(range(1, 26))  # at least the poster's axis
     assert fit_bins({2: 5, 33: 1}, 40) == list(range(1, 34))
@@ -220,6 +260,48 @@ def test_the_density_page_renders_where_r2_is_undefined():
     said: list[str] = []
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(D, "gather_density", lambda *a, **k: data)
-        mp.setattr(D, "write_folder_atomically", lambda spark, dest, files: None)
+        mp.setattr(D, "check_dest", lambda spark, dest, out=None: None)
+        mp.setattr(D, "write_folder_atomically", lambda spark, dest, files, out=None: None)
         D.run_density(None, "o", progress=said.append)
     assert "R^2 undefined" in said[-1]
+
+
+def _page(hist: dict[int, tuple[int, int]], n_docs: int = 3) -> tuple[dict, str]:
+    """density.json's numbers and density.html for a histogram, without Spark."""
+    from templatemine.report import typicality as T
+    from templatemine.report.density_report import DensityData, density_chart, density_numbers, render_density_html
+
+    tokens = {b: c + t for b, (c, t) in hist.items()}
+    data = DensityData(out="o", has_templates=True, histogram=hist, n_docs=n_docs,
+                       typicality=T.typicality_table([], max(n_docs, 1), 2), fit=T.fit_mixture(tokens),
+                       fit_two_betas=T.fit_mixture(tokens, with_normal=False))
+    numbers = density_numbers(data)
+    return numbers, render_density_html(numbers, density_chart(data))
+
+
+def test_the_density_page_of_an_empty_run_reads_as_such():
+    """It read "( of the 0 tokens,  of them in template pagelets)" and
+    "Measured modes: None in π1 and None in π2" (found in review)."""
+    numbers, html = _page({}, n_docs=0)
+    assert numbers["fit"] is None and numbers["measured_modes"] == {"pi1": None, "pi2": None}
+    assert "None" not in html and "( of" not in html and ",  of" not in html
+    assert "No pagelet of this run holds a token" in html
+    # tokens in pi2 only: pi1 says it has none, its mode "none"
+    numbers, html = _page({b: (100 + b, 0) for b in range(10, 16)})
+    assert numbers["partitions"]["pi1"]["template_share"] is None
+    assert "None" not in html and "\u03c01 = density \u2264 8 (no tokens)" in html
+    assert "none in \u03c01 and 15 in \u03c02" in html
+
+
+def test_the_page_says_the_fit_is_padded_to_the_posters_axis():
+    """fit_bins fits empty bins up to 25 (the poster's axis); the page said
+    nothing of it, and the docstring that trailing empty bins "would only
+    inflate R²" (found in review)."""
+    measured = {1: 2, 2: 2, 3: 51, 5: 25, 6: 36, 7: 161, 11: 22, 12: 72, 13: 153, 14: 413, 15: 62, 16: 144, 17: 17}
+    numbers, html = _page({b: (v, 0) for b, v in measured.items()})
+    assert numbers["fit"]["bins"][-1] == 25 and numbers["fit_padding"] == [18, 25]
+    assert "Density 18\u201325 holds no tokens here; it is fitted as measured zeros" in html
+    assert "the poster\'s axis (to 25)" in html
+    numbers, html = _page({**{b: (v, 0) for b, v in measured.items()}, 27: (3, 0), 30: (2, 0)})
+    assert numbers["fit"]["bins"][-1] == 30  # no padding: the fit ends at the last measured bin
+    assert numbers["fit_padding"] is None and "measured zeros" not in html
