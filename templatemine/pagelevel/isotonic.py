@@ -153,21 +153,29 @@ def _sections(p: np.ndarray, levels: list[np.ndarray], y: np.ndarray) -> tuple[n
     return rank[inverse.ravel()], int(first.shape[0])
 
 
-def smooth(parent: Sequence[int], x: Sequence[float], c: float) -> Smoothing:
-    """Smooth raw scores x over the tree given by parent (parent[i] the parent of
-    node i, -1 for the single root; any node order) with section penalty c."""
+def _checked(parent, x, c) -> tuple[np.ndarray, float]:
+    """x as float64 and c as float, refused (ValueError) unless x is one row of
+    finite scores and c finite and >= 0 (the parent array is _levels' to check;
+    here only that an empty x has an empty one)."""
     xs = np.asarray(x, dtype=np.float64)
     if xs.ndim != 1:
         raise ValueError(f"x must be one-dimensional, got shape {xs.shape}")
-    n = xs.shape[0]
     c = float(c)
     if not math.isfinite(c) or c < 0:
         raise ValueError(f"c must be finite and >= 0, got {c}")
     if not np.isfinite(xs).all():
         raise ValueError("x has non-finite scores")
+    if xs.shape[0] == 0 and len(parent) != 0:
+        raise ValueError(f"parent has {len(parent)} entries, x has 0 nodes")
+    return xs, c
+
+
+def smooth(parent: Sequence[int], x: Sequence[float], c: float) -> Smoothing:
+    """Smooth raw scores x over the tree given by parent (parent[i] the parent of
+    node i, -1 for the single root; any node order) with section penalty c."""
+    xs, c = _checked(parent, x, c)
+    n = xs.shape[0]
     if n == 0:
-        if len(parent) != 0:
-            raise ValueError(f"parent has {len(parent)} entries, x has 0 nodes")
         return Smoothing(np.empty(0), np.empty(0, dtype=np.int64), 0, 0.0)
     values = np.unique(xs)
     if _compiled is not None:
@@ -231,18 +239,9 @@ def smooth_values(parent: Sequence[int], x: Sequence[float], c: float) -> Smooth
     O(k n); checked against brute force in tests/unit/test_isotonic.py.
     Ties (relative 1e-12): fewer runs first, then the lower values; a node is
     in a run's set when in and out cost the same (the largest minimiser)."""
-    xs = np.asarray(x, dtype=np.float64)
-    if xs.ndim != 1:
-        raise ValueError(f"x must be one-dimensional, got shape {xs.shape}")
+    xs, c = _checked(parent, x, c)
     n = xs.shape[0]
-    c = float(c)
-    if not math.isfinite(c) or c < 0:
-        raise ValueError(f"c must be finite and >= 0, got {c}")
-    if not np.isfinite(xs).all():
-        raise ValueError("x has non-finite scores")
     if n == 0:
-        if len(parent) != 0:
-            raise ValueError(f"parent has {len(parent)} entries, x has 0 nodes")
         return Smoothing(np.empty(0), np.empty(0, dtype=np.int64), 0, 0.0)
     p, levels = _levels(parent, n)
     values, r = np.unique(xs, return_inverse=True)
