@@ -176,8 +176,8 @@ class PageLevelConfig:
     penalty: str = "sections"
     """What c is charged for: "sections" (connected regions of equal smoothed
     score, the O(k n) DP) or "values" (distinct smoothed scores, the seed's
-    slide as written, an exact O(k^2 n) DP in numpy only, which about doubles
-    page mode's time per page: pagelevel/isotonic.py, docs/pagelevel.md)."""
+    slide as written, an exact O(k^2 n) DP in numpy only, which makes page
+    mode take 1.7 times as long per page: pagelevel/isotonic.py, docs/pagelevel.md)."""
     grid: float = 0.05
     """Scores rounded to this grid before smoothing, none carried across the threshold
     (at most 1/grid + 3 values: the DP's k); from 0.01 to 1."""
