@@ -90,7 +90,7 @@ def run_night(spark: SparkSession, state_root: str, files: list[InputFile], conf
     delta_ready(spark)
     state = State(spark, state_root)
     with state.lock() as lock:
-        if getattr(lock, "taken_over", None):
+        if lock.taken_over:
             progress(f"nightly: took over the lock of a night that is gone ({lock.taken_over})")
         return _run_night(spark, state, files, config, progress, missing)
 
@@ -167,7 +167,8 @@ def _run_night(spark: SparkSession, state: State, files: list[InputFile], config
             if len(unopened) == len(new):
                 raise NothingOpened(f"night {night}: none of its {len(new)} new file(s) could be opened or read "
                                     f"whole (first: {unopened[0]}); nothing merged, a later night takes them up")
-        ingested = [f.path for f in new if f.path not in set(unopened)]
+        left = set(unopened)
+        ingested = [f.path for f in new if f.path not in left]
         _crash_point("extracted")
         changes = _merge_captures(state, night, f"{work}/extract", work, progress, judge, committed, unopened)
         t = lap("merge_s", t)
@@ -413,8 +414,9 @@ def _remove_uncommitted_outputs(state: State, committed: list[str]) -> list[str]
     folder = Path(f"{state.root}/nights")
     if not fs.exists(folder):
         return []
+    kept = set(committed)
     gone = sorted(s.getPath().getName() for s in fs.listStatus(folder)
-                  if s.isDirectory() and s.getPath().getName() not in set(committed))
+                  if s.isDirectory() and s.getPath().getName() not in kept)
     for name in gone:
         fs.delete(Path(f"{state.root}/nights/{name}"), True)
     return gone

@@ -26,7 +26,7 @@ from templatemine.config import PageLevelConfig, parse_bands
 from templatemine.pagelevel.features import (FEATURES, FORMAT, N_FEATURES, node_features_mismatch,
                                              set_aside_message)
 from templatemine.pagelevel.model import LATEST, LOCAL_FILES, ModelFiles, PageModel, subtree_labels
-from templatemine.tables.output import MANIFEST, read_text, replace_text, require_tables
+from templatemine.tables.output import MANIFEST, qualified, read_text, replace_text, require_tables
 
 
 class UntrainableBand(ValueError):
@@ -276,12 +276,13 @@ def output_name(spark: SparkSession, out: str) -> str:
     review)."""
     if "://" in out:
         return out.rstrip("/")
-    jvm = spark.sparkContext._jvm
+    return os.path.abspath(out) if _default_fs_is_local(spark) else qualified(spark, out).rstrip("/")
+
+
+def _default_fs_is_local(spark: SparkSession) -> bool:
+    """Whether a path without a scheme is on the driver's disk (fs.defaultFS file:///)."""
     conf = spark.sparkContext._jsc.hadoopConfiguration()
-    if jvm.org.apache.hadoop.fs.FileSystem.getDefaultUri(conf).getScheme() == "file":
-        return os.path.abspath(out)
-    path = jvm.org.apache.hadoop.fs.Path(out)
-    return str(path.getFileSystem(conf).makeQualified(path).toString()).rstrip("/")
+    return spark.sparkContext._jvm.org.apache.hadoop.fs.FileSystem.getDefaultUri(conf).getScheme() == "file"
 
 
 def model_files(spark: SparkSession, path: str) -> ModelFiles:
@@ -292,8 +293,6 @@ def model_files(spark: SparkSession, path: str) -> ModelFiles:
     EMR, Dataproc: there Spark writes MLlib's band directories, so model.json
     and LATEST go beside them, not onto the driver's disk); plain files
     otherwise."""
-    if "://" not in path:
-        conf = spark.sparkContext._jsc.hadoopConfiguration()
-        if spark.sparkContext._jvm.org.apache.hadoop.fs.FileSystem.getDefaultUri(conf).getScheme() == "file":
-            return LOCAL_FILES
+    if "://" not in path and _default_fs_is_local(spark):
+        return LOCAL_FILES
     return ModelFiles(lambda p: read_text(spark, p), lambda p, text: replace_text(spark, p, text))

@@ -68,8 +68,7 @@ def evidence_filter(members: DataFrame, pagelets: DataFrame, pages: DataFrame,
     # could hold a template (found in review: three ?utm= copies of a page lifted a
     # block on two pages over the share, and fifteen empty script shells sank a menu
     # on the site's six other pages under it)
-    with_pagelets = pages.where(F.coalesce("n_pagelets", F.lit(1)) > 0) if "n_pagelets" in pages.columns else pages
-    site_pages = with_pagelets.groupBy("site").agg(
+    site_pages = pages.where(F.coalesce("n_pagelets", F.lit(1)) > 0).groupBy("site").agg(
         F.countDistinct(F.coalesce("dup_of", "page_key")).alias("site_pages"))
     # read four times below; persisted, or each read computes the memberships
     # anew, the reads' inferred filters keeping Spark from reusing one plan:

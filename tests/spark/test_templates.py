@@ -368,8 +368,8 @@ def test_a_shingle_collision_is_no_template(spark):
         "shingle long")
     members = pagelets.where("ordinal < 2").select("page_key", "ordinal", "shingle", F.col("shingle").alias(
         "template_key"))
-    pages = spark.createDataFrame([(p, "example.org", None) for p in range(1, 5)],
-                                  "page_key long, site string, dup_of long")
+    pages = spark.createDataFrame([(p, "example.org", None, 3) for p in range(1, 5)],
+                                  "page_key long, site string, dup_of long, n_pagelets int")
     kept = sorted(tuple(r) for r in almost_identical(members, pagelets, 0.5).select("page_key", "ordinal").collect())
     assert [k for k in kept if k[1] == 0] == [(p, 0) for p in range(1, 5)]  # the menu and its variant
     assert len([k for k in kept if k[1] == 1]) == 1  # the header the group's text is taken from
