@@ -30,7 +30,7 @@ from pyspark.sql.types import (ArrayType, BooleanType, FloatType, IntegerType, L
 from templatemine.config import PageLevelConfig
 from templatemine.pagelevel.model import PageModel, Scoring, judge_page, load_model, subtree_labels
 from templatemine.pagelevel.train import judgeable_nodes, model_files
-from templatemine.tables.output import RunOutput, new_run_id, path_exists, require_tables
+from templatemine.tables.output import AFTER_DETECT, RunOutput, new_run_id, path_exists, require_tables
 
 PAGE_TEMPLATENESS = "page_templateness"
 SITE, PAGE, HYBRID, AUTO = "site", "page", "hybrid", "auto"
@@ -186,6 +186,20 @@ def model_from_run(spark: SparkSession, out: str, config: PageLevelConfig, has_m
                    "coefficients": model.coefficients, "intercepts": model.intercepts, "pu_k": model.pu_k}
 
 
+def _remove_after_judgement(output: RunOutput, progress: Callable[[str], None]) -> list[str]:
+    """Remove what clean and the stages after it wrote from the judgement this
+    one replaces (clean_pages, clean_links, WET, the report, the density report,
+    crawl priority), before the commit, as detect does (AFTER_DETECT): a
+    `pagelevel` run again left the old clean output in OUT until `clean` ran, and
+    clean.json does not name the judgement it used (found in review,
+    2026-11-28)."""
+    stale = output.remove_stale(AFTER_DETECT)
+    if stale:
+        progress(f"pagelevel: removed the earlier {', '.join(stale)} from {output.out}: they describe the "
+                 f"judgement this pagelevel replaces (run `templatemine clean {output.out}`)")
+    return stale
+
+
 def run_pagelevel(spark: SparkSession, out: str, config: PageLevelConfig = PageLevelConfig(),
                   progress: Callable[[str], None] = print) -> dict | None:
     """Write OUT/page_templateness (atomically) and return the manifest; None
@@ -196,6 +210,8 @@ def run_pagelevel(spark: SparkSession, out: str, config: PageLevelConfig = PageL
     if config.mode == SITE:
         require_tables(spark, out, ("pages",), "page-level detection")  # a mistyped OUT: say so, remove nothing
         had = path_exists(spark, output.final(PAGE_TEMPLATENESS))
+        if had:  # clean used that judgement: what it wrote from it goes too
+            _remove_after_judgement(output, progress)
         output.remove("pagelevel.json")
         output.remove(PAGE_TEMPLATENESS)
         progress(f"pagelevel: site mode: no page-level model"
@@ -242,6 +258,7 @@ def run_pagelevel(spark: SparkSession, out: str, config: PageLevelConfig = PageL
                 "config": asdict(config), "modes": by_mode, **({"set_aside": set_aside} if set_aside else {}),
                 "rows": {PAGE_TEMPLATENESS: sum(m["pages"] for m in by_mode.values())},
                 "timings": {"total_s": round(time.time() - started, 3)}}
+    _remove_after_judgement(output, progress)
     output.commit([PAGE_TEMPLATENESS], "pagelevel.json", manifest)
     for mode, m in sorted(by_mode.items()):
         share, rule, outside = token_shares(m)

@@ -345,6 +345,36 @@ def test_hybrid_removes_site_templates_even_when_the_model_would_not(spark, trai
     assert lonely and all(hybrid[u] == site[u] for u in lonely)
 
 
+def test_a_new_judgement_removes_the_clean_output_of_the_old_one(spark, trained, tmp_path):
+    """clean_pages, clean_links, WET and clean.json describe the judgement clean
+    read: a `pagelevel` run again removes them (as detect does), and so does site
+    mode when it drops a judgement; site mode with none to drop leaves them (a
+    re-run pagelevel left the old clean output until clean; found in review)."""
+    import shutil
+
+    out, _, _ = trained
+    copy = str(tmp_path / "out")
+    shutil.copytree(out, copy)
+    after = ("clean.json", "clean_pages", "clean_links", "wet")
+
+    def there():
+        return [name for name in after if os.path.exists(f"{copy}/{name}")]
+
+    run_pagelevel(spark, copy, PageLevelConfig(mode="page"), progress=QUIET)
+    run_clean(spark, copy, progress=QUIET)
+    assert there() == list(after) and "clean" in json.load(open(f"{copy}/manifest.json"))["stages"]
+    said: list[str] = []
+    run_pagelevel(spark, copy, PageLevelConfig(mode="hybrid"), progress=said.append)
+    assert there() == [] and "clean" not in json.load(open(f"{copy}/manifest.json"))["stages"]
+    assert any(m.startswith("pagelevel: removed the earlier clean.json, clean_pages, clean_links, wet") for m in said)
+    run_clean(spark, copy, progress=QUIET)
+    run_pagelevel(spark, copy, PageLevelConfig(mode="site"), progress=QUIET)  # drops the judgement clean used
+    assert there() == [] and not os.path.exists(f"{copy}/page_templateness")
+    run_clean(spark, copy, progress=QUIET)
+    run_pagelevel(spark, copy, PageLevelConfig(mode="site"), progress=QUIET)  # nothing to drop: clean stays valid
+    assert there() == list(after)
+
+
 def test_hybrid_judges_a_one_page_site_on_the_model_alone(spark, trained):
     """A one-page site's site-level labels are all content (nothing can repeat):
     hybrid judges its page as page mode does, not with those labels as evidence
