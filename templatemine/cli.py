@@ -16,7 +16,7 @@
                                                 what each night did (Delta's history)
     templatemine distill --query "..." OUT      six Clever configurations + DOM/MDL distiller (graph/)
     templatemine related URL OUT                pages co-cited with URL within non-template pagelets
-    templatemine priority OUT                   -> crawl_priority (URLs linked only from templates rank lower)
+    templatemine priority OUT                   -> crawl_priority (URLs linked only from removed pagelets rank lower)
 
 Common options: --master M, --conf k=v, --preset, --config FILE, --set extract.k=4,
 --quiet (only the summary), --log-json (one JSON object per line).

@@ -241,7 +241,7 @@ class DistillConfig:
 
     root_max: int = 200
     """Kleinberg's t: at most this many root pages (clean text matching the query),
-    chosen by URL hash when more match."""
+    chosen by page-key hash when more match."""
     in_links: int = 50
     """Kleinberg's d: at most this many pages linking to one root page join the base set."""
     intrinsic: bool = True

@@ -36,7 +36,7 @@ from pyspark.sql.window import Window
 from templatemine.config import DistillConfig
 from templatemine.graph import CONFIGS, DOM_CONFIGS
 from templatemine.graph.hits import hits
-from templatemine.graph.query import match_column, parse_query, term_columns
+from templatemine.graph.query import match_column, parse_query
 from templatemine.tables.output import require_tables
 
 NO_PAGELET = -1  # LINKS.pagelet_ordinal of a link in no pagelet
@@ -88,15 +88,15 @@ class BaseSet:
             frame.unpersist()
 
 
-def _any_term(df: DataFrame, text_col: str, terms: list[str], by: str) -> DataFrame:
-    """Per `by`: does every term occur in some row's text? (page text = its pagelets)."""
-    cols = term_columns(F.col(text_col), terms)
-    per_row = df.select(by, *[c.alias(f"t{i}") for i, c in enumerate(cols)])
-    agg = per_row.groupBy(by).agg(*[F.max(F.col(f"t{i}").cast("int")).alias(f"t{i}") for i in range(len(cols))])
-    match = F.lit(True)
-    for i in range(len(cols)):
-        match = match & (F.col(f"t{i}") == 1)
-    return agg.select(by, match.alias("match"))
+def _whole_text_match(pagelets: DataFrame, terms: list[str]) -> DataFrame:
+    """Per page: does the query match its whole text, its pagelets' texts in
+    order joined by a space, as clean text joins the kept ones (clean.clean_pages)?
+    Per pagelet, a phrase split over two pagelets ("Rock" | "climbing gear")
+    matched the clean text but not the whole text, so a root page was no
+    full_match and FNM dropped it (found in review, 2026-11-28)."""
+    whole = pagelets.groupBy("page_key").agg(F.array_join(F.transform(F.array_sort(F.collect_list(
+        F.when(F.col("text") != "", F.struct("ordinal", "text")))), lambda p: p["text"]), " ").alias("_whole"))
+    return whole.select("page_key", match_column(F.col("_whole"), terms).alias("full_match"))
 
 
 def base_set(tables: dict[str, DataFrame], query: str, config: DistillConfig = DistillConfig()) -> BaseSet:
@@ -112,7 +112,10 @@ def base_set(tables: dict[str, DataFrame], query: str, config: DistillConfig = D
     live_keys = live.select("page_key")
     out_step = (links.join(root.withColumnRenamed("page_key", "src_page_key"), "src_page_key")
                 .select(F.col("dst_page_key").alias("page_key")))
+    # only live pages link in: a near-duplicate dropped after the ranking took a live
+    # in-linker's place in the in_links budget (found in review, 2026-11-28)
     linking = (links.join(root.withColumnRenamed("page_key", "dst_page_key"), "dst_page_key")
+               .join(live_keys.withColumnRenamed("page_key", "src_page_key"), "src_page_key", "left_semi")
                .select("dst_page_key", "src_page_key").distinct()
                .where(F.col("src_page_key") != F.col("dst_page_key")))
     rank = Window.partitionBy("dst_page_key").orderBy(F.xxhash64("src_page_key"), "src_page_key")
@@ -121,7 +124,7 @@ def base_set(tables: dict[str, DataFrame], query: str, config: DistillConfig = D
     keys = root.unionByName(out_step).unionByName(in_step).distinct().join(live_keys, "page_key").persist()
     pagelets = (tables["pagelets"].join(keys, "page_key")
                 .select("page_key", "ordinal", "dom_path", "dom_label", "text"))
-    full_match = _any_term(pagelets, "text", terms, "page_key").withColumnRenamed("match", "full_match")
+    full_match = _whole_text_match(pagelets, terms)
     pages = (live.join(keys, "page_key")
              .join(root.withColumn("in_root", F.lit(True)), "page_key", "left")
              .join(full_match, "page_key", "left")

@@ -67,8 +67,8 @@ An expanded node is replaced by its children, each considered in turn.
 Because every decision is local the result does not depend on the order.
 
 Frontier bits (ours). With ML means and single-link children the two costs
-differ only by third-order terms (a list of links scoring 1.0 x 7 and 1.7
-expands by 0.07 bits; 1.1 x 7 and 0.3 prunes by 0.9 bits), so inside the
+differ only by third-order terms (a list of links scoring 0.9 x 7 and 1.7
+expands by 0.07 bits, 1.0 x 7 and 1.7 by 0.04; 1.1 x 7 and 0.3 prunes by 0.9 bits), so inside the
 iteration a relevant list flips between "pooled" and "split into links" as its
 scores move by a few per cent, the spread it receives changes n-fold, and the
 iteration cycles instead of converging (measured on the topic web of
@@ -76,7 +76,9 @@ evaluate/synthetic_topics.py: L1 change of the authorities stuck at 0.04-0.12
 for 50 iterations, 1 to 9 pages flipping each time). Describing the frontier
 itself costs something, as in every MDL tree cut: `node_bits` per child model
 is added to expand(u). graph/dom.py passes 1 bit (DistillConfig.mdl_node_bits);
-with it the same iteration converges in 9 iterations. The default here, 0, is
+with it the same iteration converges (docs/graph.md: 44 iterations for dom MDL
+and 10 for dom MDL FT on the topic web's "rock climbing"; an earlier "9" here
+was stale, found in review 2026-11-28). The default here, 0, is
 the paper's cost as stated.
 
 Discretisation (end of section 3): "reporting the top a fraction of positive

@@ -120,7 +120,8 @@ def run_priority(spark: SparkSession, out: str, config: DistillConfig = DistillC
 
 def priority_lines(manifest: dict) -> list[str]:
     lines = [f"crawl_priority: {manifest['rows'][CRAWL_PRIORITY]} discovered URLs, {manifest['uncrawled']} not "
-             f"crawled, {manifest['template_only']} linked only from templates -> "
+             f"crawled, {manifest['template_only']} linked only from removed pagelets "
+             f"(templates or page-level boilerplate) -> "
              f"{manifest['out']}/{CRAWL_PRIORITY}", "  top uncrawled (priority, content pages, templates):"]
     lines += [f"  {r['priority']:>8.2f} {r['content_citing_pages']:>6} {r['citing_templates']:>4}  {r['url']}"
               for r in manifest["top_uncrawled"]]

@@ -201,7 +201,7 @@ def test_related_and_priority_commands(spark, web, capsys, tmp_path):
     args = build_parser().parse_args(["priority", web["out"], "--set", "distill.template_weight=0.5"])
     assert _graph(spark, args, load_config("test", None, args.set), Progress()) == 0
     shown = capsys.readouterr().out
-    assert "linked only from templates" in shown and "top uncrawled" in shown
+    assert "linked only from removed pagelets" in shown and "top uncrawled" in shown
     with open(os.path.join(web["out"], "priority.json")) as fh:
         assert json.load(fh)["template_weight"] == 0.5
     # not a run's output: a clear error, exit 2; a query nothing matches: empty rankings, no crash
@@ -273,3 +273,54 @@ def test_the_graph_commands_see_the_links_clean_keeps(spark, tmp_path):
     removed = {(r.page_key, r.ordinal) for r in
                read_tables(spark, str(out), ("template_pagelets",))["template_pagelets"].collect()}
     assert removed == {(a, 0), (b, 0)}
+
+
+def _tiny_tables(spark, pages, clean, links, pagelets):
+    return {"pages": spark.createDataFrame(pages, "page_key long, url string, host string, dup_of long"),
+            "clean_pages": spark.createDataFrame(clean, "page_key long, clean_text string"),
+            "links": spark.createDataFrame(
+                links, "src_page_key long, link_ordinal int, pagelet_ordinal int, dst_page_key long"),
+            "pagelets": spark.createDataFrame(
+                pagelets, "page_key long, ordinal int, dom_path string, dom_label string, text string"),
+            "template_pagelets": spark.createDataFrame([], "page_key long, ordinal int")}
+
+
+def test_a_near_duplicate_takes_no_in_link_place_of_a_live_page(spark):
+    """The in_links budget ranks live pages only: a near-duplicate first in the
+    hash order took the one place and was then dropped, so the live in-linker
+    never entered the base set (found in review, 2026-11-28)."""
+    order = spark.range(10, 40).select(F.col("id").alias("k"), F.xxhash64("id").alias("h")).orderBy("h").collect()
+    dup, live = order[0]["k"], order[1]["k"]  # the near-duplicate ranks first
+    root, original = 1, 2
+    tables = _tiny_tables(
+        spark, [(root, "https://r.org/", "r.org", None), (dup, "https://d.org/", "d.org", original),
+                (live, "https://p.org/", "p.org", None), (original, "https://m.org/", "m.org", None)],
+        [(root, "rock climbing"), (dup, "x"), (live, "x"), (original, "x")],
+        [(dup, 0, 0, root), (live, 0, 0, root)],
+        [(k, 0, "/html", "html", "t") for k in (root, dup, live, original)])
+    base = base_set(tables, "rock climbing", DistillConfig(in_links=1))
+    try:
+        assert sorted(r["page_key"] for r in base.pages.collect()) == sorted([root, live])
+        assert base.sizes["links"] == 1
+    finally:
+        base.unpersist()
+
+
+def test_a_phrase_over_two_pagelets_matches_the_whole_text(spark):
+    """The whole text is the pagelets' texts joined in order, as clean text is:
+    a phrase split over two pagelets matched the clean text but not, pagelet by
+    pagelet, the whole text, and FNM dropped the root page (found in review)."""
+    root, hub = 1, 2
+    tables = _tiny_tables(
+        spark, [(root, "https://r.org/", "r.org", None), (hub, "https://h.org/", "h.org", None)],
+        [(root, "Rock climbing gear"), (hub, "rock climbing hub")],
+        [(hub, 0, 0, root)],
+        [(root, 0, "/html/body/h1[1]", "h1", "Rock"), (root, 1, "/html/body/p[1]", "p", "climbing gear"),
+         (hub, 0, "/html/body/ul[1]", "ul", "rock climbing hub")])
+    base = base_set(tables, '"rock climbing"', DistillConfig())
+    try:
+        got = {r["page_key"]: (r["clean_match"], r["full_match"]) for r in base.pages.collect()}
+        assert got == {root: (True, True), hub: (True, True)}
+        assert matches("Rock climbing gear", parse_query('"rock climbing"'))  # the pure twin agrees
+    finally:
+        base.unpersist()

@@ -40,7 +40,7 @@ def test_a_mixed_hub_pools_its_relevant_list_and_not_its_menu():
 
 
 def test_frontier_bits_keep_an_even_list_whole():
-    # the knife edge of graph/mdl.py: seven links at 1.0 and one at 1.7 split apart on 0.07 bits
+    # the knife edge of graph/mdl.py: seven links at 1.0 and one at 1.7 split apart on 0.04 bits
     paths = [("page", "/ul", f"link:{i}") for i in range(8)] + [("page", "/nav", f"link:{i}") for i in range(8, 20)]
     scores = [1.0] * 7 + [1.7] + [0.0] * 12
     assert "/ul" not in segment(paths, scores, 0.05).frontier
