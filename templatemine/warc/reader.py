@@ -42,6 +42,13 @@ what a crawl-scale reader needs:
   `malformed` row;
 - a response whose URI's scheme is in capitals (`HTTP://`) has its HTTP
   headers parsed, which warcio skips;
+- a payload's transfer and content coding are decoded whatever their
+  spelling (`Chunked`, `GZIP`, `x-gzip`: warcio compares them as spelled),
+  and `br` by this module when the `brotli` package is installed (warcio
+  1.8.1 fails on brotli 1.2; `_payload`). A body not in the coding its header
+  says is read as is when it sniffs as HTML, and `malformed` when it does not
+  (a `br` body without brotli installed too), its detail naming the coding;
+  a compressed body cut short keeps what decoded, and its detail says so;
 - damaged compressed data (a gzip member cut short or corrupt, garbage between
   members or after the last one), met in either mode, is one `malformed` row
   (the record it cuts, or the damage itself where it cuts none), and reading
@@ -67,7 +74,16 @@ from dataclasses import dataclass
 from typing import BinaryIO, Iterator
 
 from warcio.archiveiterator import ArchiveIterator
+from warcio.bufferedreaders import BufferedReader, ChunkedDataReader
 from warcio.statusandheaders import StatusAndHeadersParser
+
+try:  # not a declared dependency: `Content-Encoding: br` is decoded when it is installed
+    import brotli
+except ImportError:  # pragma: no cover - depends on the environment
+    brotli = None
+# brotli >= 1.2 bounds what one call inflates (output_buffer_limit); before it, the input is fed in 1 KiB
+# pieces (which bounds ordinary bodies, not a crafted bomb: install brotli >= 1.2)
+_BROTLI_BOUNDED = brotli is not None and hasattr(brotli.Decompressor, "can_accept_more_data")
 
 log = logging.getLogger(__name__)
 
@@ -164,7 +180,7 @@ def _candidate(rec, path: str, offset: int, max_payload_bytes: int) -> RawRecord
         raw.outcome = "non_html"
         raw.detail = media
         return raw
-    payload = rec.content_stream().read(max_payload_bytes + 1)
+    payload, coding_note, undecoded = _payload(rec.raw_stream, http, max_payload_bytes)
     if len(payload) > max_payload_bytes:
         raw.outcome = "oversized"
         raw.detail = f"payload over {max_payload_bytes} bytes"
@@ -172,16 +188,130 @@ def _candidate(rec, path: str, offset: int, max_payload_bytes: int) -> RawRecord
     missing = getattr(rec.raw_stream, "limit", 0)
     if missing:  # the record ends before its Content-Length: truncated or split
         raise TruncatedRecord(f"record ends {missing} bytes before its declared Content-Length")
+    if undecoded:  # a body in a content coding that does not decode, and no HTML as it is
+        log.warning("malformed record in %s at offset %d: %s", path, offset, coding_note)
+        raw.outcome = "malformed"
+        raw.detail = coding_note
+        return raw
+    raw.detail = coding_note
     if not payload.strip():
         raw.outcome = "empty"
         return raw
     if not sniff_html(payload):
         if media in AMBIGUOUS_TYPES or payload[:4] in (b"%PDF", b"\x89PNG", b"GIF8") or b"\x00" in payload[:512]:
             raw.outcome = "non_html"
-            raw.detail = f"{media or 'no content type'}, payload does not sniff as HTML"
+            raw.detail = f"{media or 'no content type'}, payload does not sniff as HTML" + \
+                (f"; {coding_note}" if coding_note else "")
             return raw
     raw.payload = payload
     return raw
+
+
+def _coding(value: str | None) -> str:
+    """A Content-Encoding or Transfer-Encoding value as warcio expects it:
+    lower case, trimmed, `x-gzip` as `gzip` (RFC 9110, 8.4.1.3). warcio
+    compares both as spelled: `Chunked` stayed chunked, `x-gzip` compressed."""
+    value = (value or "").strip().lower()
+    return "gzip" if value == "x-gzip" else value
+
+
+def _payload(raw_stream, http, max_payload_bytes: int) -> tuple[bytes, str, bool]:
+    """Up to `max_payload_bytes` + 1 bytes of the payload, its transfer and
+    content coding decoded (warcio's `content_stream()`, but with the header
+    values normalised by `_coding`, and `br` decoded here: warcio 1.8.1 sets
+    an attribute brotli 1.2's decompressor does not have). Returns (payload,
+    note, undecoded): a note for the record's detail when the body is not in
+    the coding its header says (read as is) or its compressed data ends early
+    (what decoded is kept); `undecoded` when it does not decode from its first
+    byte and is no HTML as it is either (the caller reports it `malformed`)."""
+    encoding = _coding(http.get_header("Content-Encoding"))
+    chunked = _coding(http.get_header("Transfer-Encoding")).rsplit(",", 1)[-1].strip() == "chunked"
+    if encoding not in ("gzip", "deflate", "br"):
+        encoding = ""  # identity, or a coding warcio does not decode: the body as it is
+    if chunked:
+        stream = ChunkedDataReader(raw_stream, decomp_type=encoding if encoding in ("gzip", "deflate") else None)
+    elif encoding in ("gzip", "deflate"):
+        stream = BufferedReader(raw_stream, decomp_type=encoding)
+    else:
+        stream = raw_stream
+    notes = []
+    if encoding == "br":
+        payload, note, undecoded = _unbrotli(stream, max_payload_bytes)
+        if note:
+            notes.append(note)
+    else:
+        payload, undecoded = stream.read(max_payload_bytes + 1), False
+    if getattr(stream, "not_chunked", False):
+        notes.insert(0, "Transfer-Encoding chunked, but the body is not chunked: read as is")
+    if encoding in ("", "br"):
+        return payload, "; ".join(notes), undecoded
+    if stream.decompressor is None:  # warcio: it failed on its first bytes
+        if payload and not sniff_html(payload):
+            notes.append(f"Content-Encoding {encoding}: the body does not decode as {encoding}")
+            return payload, "; ".join(notes), True
+        notes.append(f"Content-Encoding {encoding}, but the body is not {encoding}-compressed: read as is")
+    elif payload and len(payload) <= max_payload_bytes and not getattr(stream.decompressor, "eof", True):
+        notes.append(f"Content-Encoding {encoding}: the compressed body is truncated or corrupt "
+                     f"(the {len(payload)} bytes decoded kept)")
+    return payload, "; ".join(notes), False
+
+
+def _unbrotli(stream, max_payload_bytes: int) -> tuple[bytes, str, bool]:
+    """`_payload` for `Content-Encoding: br`: the compressed body read in
+    blocks, never inflated much past `max_payload_bytes` (a small body can
+    inflate to gigabytes), and read to its end (its record's length checked
+    after). A body that is not brotli from its first byte is read as is when
+    it sniffs as HTML (warcio's way with gzip), else it does not decode."""
+    limit = max_payload_bytes + 1
+    if brotli is None:
+        body = stream.read(limit)
+        if sniff_html(body):
+            return body, "Content-Encoding br, the brotli module is not installed: read as is", False
+        return body, "Content-Encoding br: the body could not be decoded: the brotli module is not installed", True
+    decompressor = brotli.Decompressor()
+    finished = getattr(decompressor, "is_finished", lambda: False)
+    out: list[bytes] = []
+    size = 0
+    read: list[bytes] = []  # the body as it is, while nothing has decoded (for reading it as is)
+    error = None
+    while size < limit:
+        block = stream.read(1 << 16)
+        if not block:
+            break
+        if not size and sum(map(len, read)) < limit:
+            read.append(block)
+        if error is not None or finished():
+            continue  # (read to the end of the body: bytes after the brotli data are ignored)
+        try:
+            if _BROTLI_BOUNDED:
+                piece = decompressor.process(block, output_buffer_limit=limit - size)
+                while True:
+                    out.append(piece)
+                    size += len(piece)
+                    if size >= limit or decompressor.can_accept_more_data() or not piece:
+                        break
+                    piece = decompressor.process(b"", output_buffer_limit=limit - size)
+            else:
+                for i in range(0, len(block), 1024):
+                    piece = decompressor.process(block[i:i + 1024])
+                    out.append(piece)
+                    size += len(piece)
+                    if size >= limit:
+                        break
+        except brotli.error as exc:
+            error = exc
+    payload = b"".join(out)
+    if size >= limit:
+        return payload, "", False  # oversized: the caller says so
+    if error is not None and not size:  # not brotli from its first byte
+        body = b"".join(read)[:limit]
+        if body and sniff_html(body):
+            return body, "Content-Encoding br, but the body is not br-compressed: read as is", False
+        return body, f"Content-Encoding br: the body does not decode as br ({error})", True
+    if error is not None or (payload and not finished()):
+        return payload, (f"Content-Encoding br: the compressed body is truncated or corrupt "
+                         f"(the {size} bytes decoded kept)"), False
+    return payload, "", False
 
 
 def _is_record_start(head: bytes, fmt: str | None = None) -> bool:
