@@ -11,9 +11,18 @@ to windows-1252 (`_detected`); where the guess could be several charsets and
 the page is longer, the lines they read otherwise decide among them:
 `_whole_page`).
 Labels are mapped the
-WHATWG way: ISO-8859-1, Latin-1 and US-ASCII mean windows-1252 (the xmlsoft-era
-pages labelled ISO-8859-1 use its 0x80-0x9F punctuation), GB2312/GBK mean
-GB18030, Shift_JIS means its Windows superset cp932.
+WHATWG way, all 227 of the Encoding Standard (`_WHATWG_LABELS`): ISO-8859-1,
+Latin-1 and US-ASCII mean windows-1252 (the xmlsoft-era pages labelled
+ISO-8859-1 use its 0x80-0x9F punctuation), GB2312/GBK mean GB18030, Shift_JIS
+means its Windows superset cp932, EUC-KR cp949; windows-1252 is read as WHATWG
+reads it, its five bytes Python leaves undefined as the C1 controls of the same
+number (`_WINDOWS_1252`); the labels of WHATWG's "replacement" (ISO-2022-KR,
+HZ, ISO-2022-CN) and UTF-7 declare nothing. Beyond WHATWG, a label Python
+knows is read as Python reads it (UTF-32, cp437; its other names of the
+charsets above as those, latin-1 as windows-1252), where a browser would
+ignore it; x-user-defined is windows-1252 (as the `<meta>` prescan has
+it) also in the header; Big5 is Python's big5 (big5-hkscs its big5hkscs), which
+lacks the HKSCS and Microsoft additions of WHATWG's Big5.
 
 A declared charset that does not fit the bytes (more than `MAX_BAD_FRACTION` of
 characters undecodable, text mostly control characters, or UTF-16/32 declared
@@ -27,24 +36,73 @@ text is mostly control characters (binary served as HTML).
 from __future__ import annotations
 
 import codecs
+import encodings.cp1252
 import re
 
 MAX_BAD_FRACTION = 0.005
 _BOMS = ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"))
-_ALIASES = {
-    "iso-8859-1": "cp1252", "iso8859-1": "cp1252", "latin1": "cp1252", "latin-1": "cp1252", "l1": "cp1252",
-    "us-ascii": "cp1252", "ascii": "cp1252", "ansi_x3.4-1968": "cp1252", "windows-1252": "cp1252",
-    "iso-8859-9": "cp1254", "gb2312": "gb18030", "gbk": "gb18030", "x-gbk": "gb18030",
-    "shift_jis": "cp932", "shift-jis": "cp932", "sjis": "cp932", "x-sjis": "cp932", "windows-31j": "cp932",
-    "euc-kr": "cp949", "ks_c_5601-1987": "cp949", "tis-620": "cp874", "iso-8859-11": "cp874",
-    "x-user-defined": "cp1252", "unicode": "utf-16-le", "utf-16": "utf-16-le",
-    "utf8": "utf-8", "unicode-1-1-utf-8": "utf-8",
-    # WHATWG labels that Python does not know
-    "iso88591": "cp1252", "x-cp1252": "cp1252", "windows-874": "cp874", "x-cp1250": "cp1250",
-    "x-cp1251": "cp1251", "iso-8859-8-i": "iso8859-8", "csiso88598i": "iso8859-8", "logical": "iso8859-8",
-    "x-mac-cyrillic": "mac-cyrillic", "x-mac-ukrainian": "mac-cyrillic", "x-mac-roman": "mac-roman",
-    "csgb2312": "gb18030", "windows-949": "cp949", "iso88599": "cp1254",
+# The labels of the WHATWG Encoding Standard (its encodings.json, 227 labels), by
+# the Python codec each encoding is read in: windows-1252 (`_WINDOWS_1252`) for
+# ISO-8859-1 and ASCII, gb18030 for GBK (WHATWG decodes both alike), cp932 for
+# Shift_JIS, cp949 (UHC) for EUC-KR, iso8859-8 for ISO-8859-8-I, Python's
+# big5hkscs for the label big5-hkscs (its other labels Python's big5, as before).
+# x-user-defined is windows-1252, as the HTML <meta> prescan makes it. Labels of
+# "replacement" (None) declare nothing, as UTF-7 and HZ (`_NOT_CHARSETS`). Only
+# 173 of these were known before (koi8, x-euc-jp, iso885915, visual, ucs-2 were
+# not: a page so labelled went to detection; found in review, 2026-11-29).
+_WHATWG_LABELS = {
+    "utf-8": "unicode-1-1-utf-8 unicode11utf8 unicode20utf8 utf-8 utf8 x-unicode20utf8",
+    "cp866": "866 cp866 csibm866 ibm866",
+    "iso8859-2": "csisolatin2 iso-8859-2 iso-ir-101 iso8859-2 iso88592 iso_8859-2 iso_8859-2:1987 l2 latin2",
+    "iso8859-3": "csisolatin3 iso-8859-3 iso-ir-109 iso8859-3 iso88593 iso_8859-3 iso_8859-3:1988 l3 latin3",
+    "iso8859-4": "csisolatin4 iso-8859-4 iso-ir-110 iso8859-4 iso88594 iso_8859-4 iso_8859-4:1988 l4 latin4",
+    "iso8859-5": "csisolatincyrillic cyrillic iso-8859-5 iso-ir-144 iso8859-5 iso88595 iso_8859-5 iso_8859-5:1988",
+    "iso8859-6": "arabic asmo-708 csiso88596e csiso88596i csisolatinarabic ecma-114 iso-8859-6 iso-8859-6-e "
+                 "iso-8859-6-i iso-ir-127 iso8859-6 iso88596 iso_8859-6 iso_8859-6:1987",
+    "iso8859-7": "csisolatingreek ecma-118 elot_928 greek greek8 iso-8859-7 iso-ir-126 iso8859-7 iso88597 "
+                 "iso_8859-7 iso_8859-7:1987 sun_eu_greek",
+    "iso8859-8": "csiso88598e csisolatinhebrew hebrew iso-8859-8 iso-8859-8-e iso-ir-138 iso8859-8 iso88598 "
+                 "iso_8859-8 iso_8859-8:1988 visual csiso88598i iso-8859-8-i logical",
+    "iso8859-10": "csisolatin6 iso-8859-10 iso-ir-157 iso8859-10 iso885910 l6 latin6",
+    "iso8859-13": "iso-8859-13 iso8859-13 iso885913",
+    "iso8859-14": "iso-8859-14 iso8859-14 iso885914",
+    "iso8859-15": "csisolatin9 iso-8859-15 iso8859-15 iso885915 iso_8859-15 l9",
+    "iso8859-16": "iso-8859-16",
+    "koi8-r": "cskoi8r koi koi8 koi8-r koi8_r",
+    "koi8-u": "koi8-ru koi8-u",
+    "mac-roman": "csmacintosh mac macintosh x-mac-roman",
+    "cp874": "dos-874 iso-8859-11 iso8859-11 iso885911 tis-620 windows-874",
+    "cp1250": "cp1250 windows-1250 x-cp1250",
+    "cp1251": "cp1251 windows-1251 x-cp1251",
+    "cp1252": "ansi_x3.4-1968 ascii cp1252 cp819 csisolatin1 ibm819 iso-8859-1 iso-ir-100 iso8859-1 iso88591 "
+              "iso_8859-1 iso_8859-1:1987 l1 latin1 us-ascii windows-1252 x-cp1252 x-user-defined",
+    "cp1253": "cp1253 windows-1253 x-cp1253",
+    "cp1254": "cp1254 csisolatin5 iso-8859-9 iso-ir-148 iso8859-9 iso88599 iso_8859-9 iso_8859-9:1989 l5 latin5 "
+              "windows-1254 x-cp1254",
+    "cp1255": "cp1255 windows-1255 x-cp1255",
+    "cp1256": "cp1256 windows-1256 x-cp1256",
+    "cp1257": "cp1257 windows-1257 x-cp1257",
+    "cp1258": "cp1258 windows-1258 x-cp1258",
+    "mac-cyrillic": "x-mac-cyrillic x-mac-ukrainian",
+    "gb18030": "chinese csgb2312 csiso58gb231280 gb2312 gb_2312 gb_2312-80 gbk iso-ir-58 x-gbk gb18030",
+    "big5": "big5 cn-big5 csbig5 x-x-big5",
+    "big5hkscs": "big5-hkscs",
+    "euc_jp": "cseucpkdfmtjapanese euc-jp x-euc-jp",
+    "iso2022_jp": "csiso2022jp iso-2022-jp",
+    "cp932": "csshiftjis ms932 ms_kanji shift-jis shift_jis sjis windows-31j x-sjis",
+    "cp949": "cseuckr csksc56011987 euc-kr iso-ir-149 korean ks_c_5601-1987 ks_c_5601-1989 ksc5601 ksc_5601 "
+             "windows-949",
+    None: "csiso2022kr hz-gb-2312 iso-2022-cn iso-2022-cn-ext iso-2022-kr",  # "replacement"
+    "utf-16-be": "unicodefffe utf-16be",
+    "utf-16-le": "csunicode iso-10646-ucs-2 ucs-2 unicode unicodefeff utf-16 utf-16le",
 }
+_ALIASES = {label: codec for codec, labels in _WHATWG_LABELS.items() for label in labels.split()}
+# windows-1252 as WHATWG reads it: Python's cp1252 leaves 0x81, 0x8D, 0x8F, 0x90 and
+# 0x9D undefined, WHATWG reads them as U+0081, U+008D ... (one in a short page was
+# over `MAX_BAD_FRACTION`: its label was refused and detection read a French page
+# as windows-1250, "trčs"; found in review, 2026-11-29). Every byte is defined.
+_WINDOWS_1252 = "".join(chr(byte) if char == "\ufffe" else char
+                        for byte, char in enumerate(encodings.cp1252.decoding_table))
 # ...and by the codec Python resolves a label to, for the labels Python knows under
 # other names (cp819, csisolatin1, iso_8859-1, iso-ir-100 are all its latin-1)
 _CODEC_AS = {"latin-1": "cp1252", "iso8859-1": "cp1252", "ascii": "cp1252", "iso8859-9": "cp1254",
@@ -66,8 +124,10 @@ _HEADER_CHARSET = re.compile(r"""charset\s*=\s*["']?([^"';\s,]+)""", re.IGNORECA
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f]")
 # Python codecs that are no web charset: rot13, base64, zlib ... (not text
 # encodings), and these text codecs, which the WHATWG Encoding Standard does
-# not have (UTF-7 and HZ it maps to "replacement": a page's script could hide in them)
-_NOT_CHARSETS = frozenset({"idna", "punycode", "undefined", "unicode-escape", "raw-unicode-escape", "utf-7", "hz"})
+# not have (UTF-7, HZ and ISO-2022-KR it maps to "replacement": a page's script could
+# hide in them), whatever Python name a label gives them
+_NOT_CHARSETS = frozenset({"idna", "punycode", "undefined", "unicode-escape", "raw-unicode-escape", "utf-7", "hz",
+                           "iso2022_kr"})
 
 
 class UndecodableError(ValueError):
@@ -79,7 +139,10 @@ def codec_for(label: str | None) -> str | None:
     if not label:
         return None
     label = label.strip().strip("\"'").lower()
-    label = _ALIASES.get(label, label)
+    if label in _ALIASES:
+        label = _ALIASES[label]
+        if label is None:  # WHATWG "replacement"
+            return None
     try:
         info = codecs.lookup(label)
     except (LookupError, ValueError):  # ValueError: a label holding NUL
@@ -118,18 +181,25 @@ def charset_from_meta(head: bytes) -> str | None:
     return None
 
 
+def _decode(payload: bytes, codec: str, errors: str = "strict") -> str:
+    """`payload` in `codec`, windows-1252 (cp1252) as WHATWG reads it (`_WINDOWS_1252`)."""
+    if codec == "cp1252":
+        return codecs.charmap_decode(payload, errors, _WINDOWS_1252)[0]
+    return payload.decode(codec, errors)
+
+
 def _try(payload: bytes, codec: str) -> str | None:
     """The payload in `codec`, or None when it does not fit (or the codec
     cannot decode at all: "undefined", "idna" and "punycode" raise other
     errors than UnicodeDecodeError, even with "replace")."""
     try:
-        return payload.decode(codec)
+        return _decode(payload, codec)
     except UnicodeDecodeError:
         pass
     except (LookupError, UnicodeError, ValueError, TypeError):
         return None
     try:
-        text = payload.decode(codec, "replace")
+        text = _decode(payload, codec, "replace")
     except (LookupError, UnicodeError, ValueError, TypeError):
         return None
     bad = text.count("\ufffd")
@@ -170,7 +240,7 @@ def decode_html(payload: bytes, content_type: str | None = None) -> tuple[str, s
     Raises UndecodableError when nothing fits (see module docstring)."""
     for bom, codec in _BOMS:
         if payload.startswith(bom):
-            return _checked(payload[len(bom):].decode(codec, "replace"), codec, "bom")
+            return _checked(_decode(payload[len(bom):], codec, "replace"), codec, "bom")
     candidates = (
         (codec_for(charset_from_content_type(content_type)), "header"),
         (codec_for(charset_from_meta(payload[:4096])), "meta"),
@@ -293,7 +363,7 @@ def _whole_page(payload: bytes, names: list[str], codec: str) -> str:
 
     differing, size = [], 0
     for line in payload[:_SCAN_LIMIT].split(b"\n"):
-        if not line.isascii() and len({line.decode(name, "replace") for name in names}) > 1:
+        if not line.isascii() and len({_decode(line, name, "replace") for name in names}) > 1:
             if size + len(line) >= _SAMPLE:  # (whole lines: a line cut short made detection say nothing)
                 if not differing:
                     differing.append(line[:_SAMPLE])
