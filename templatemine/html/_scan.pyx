@@ -3,7 +3,8 @@
 
 `scan(html)` returns (the number of '<', the open formatting elements bound),
 the same as (html.count("<"), nesting.bounds(html)[1]): comments, scripts and
-styles left out as nesting._SKIP leaves them out, tag names read as
+styles left out as nesting._SKIP leaves them out (where HTML5's tokenizer ends
+them: "<!-->", "--!>", "</script x>"; "<script-x>" is no script), tag names read as
 nesting._TAG_NAME reads them, and per formatting name an end tag closing one
 only if one is open. nesting.py checks that on probe pages at import and
 otherwise keeps Python. It makes the formatting bound cheap enough to take on
@@ -35,12 +36,17 @@ cdef inline bint is_name(unsigned int c) noexcept nogil:  # [A-Za-z0-9:-]
     return is_alpha(c) or 48 <= c <= 58 or c == 45
 
 
-cdef inline bint is_word(unsigned int c) noexcept nogil:  # [A-Za-z0-9_]
-    return is_alpha(c) or 48 <= c <= 57 or c == 95
-
-
 cdef inline bint is_space(unsigned int c) noexcept nogil:  # [ \t\n\r\f]
     return c == 32 or c == 9 or c == 10 or c == 13 or c == 12
+
+
+cdef inline bint ends_name(int kind, const void *data, Py_ssize_t n, Py_ssize_t i) noexcept nogil:
+    """Whether the tokenizer's tag name ends at i: [ \t\n\r\f/>] or the end of the text."""
+    cdef unsigned int c
+    if i >= n:
+        return True
+    c = PyUnicode_READ(kind, data, i)
+    return is_space(c) or c == 47 or c == 62
 
 
 cdef inline Py_ssize_t next_lt(int kind, const void *data, Py_ssize_t n, Py_ssize_t i) noexcept nogil:
@@ -100,7 +106,8 @@ cdef int formatting_index(int kind, const void *data, Py_ssize_t start, Py_ssize
 
 cdef Py_ssize_t skip_raw(int kind, const void *data, Py_ssize_t n, Py_ssize_t i, const char *name,
                          Py_ssize_t *lt) noexcept nogil:
-    """From i (past `<name`), the end of `</name [ \\t\\n\\r\\f]*>` or n, counting the '<' on the way."""
+    """From i (past `<name`), the end of `</name` and one of [ \\t\\n\\r\\f/>], where the
+    tokenizer ends the element (`</script x>` too), or n, counting the '<' on the way."""
     cdef Py_ssize_t j
     cdef Py_ssize_t name_length = 0
     while name[name_length]:
@@ -112,9 +119,7 @@ cdef Py_ssize_t skip_raw(int kind, const void *data, Py_ssize_t n, Py_ssize_t i,
         lt[0] += 1
         if i + 1 < n and PyUnicode_READ(kind, data, i + 1) == 47 and word_at(kind, data, n, i + 2, name):
             j = i + 2 + name_length
-            while j < n and is_space(PyUnicode_READ(kind, data, j)):
-                j += 1
-            if j < n and PyUnicode_READ(kind, data, j) == 62:  # '>'
+            if j < n and ends_name(kind, data, n, j):
                 return j + 1
         i += 1
 
@@ -136,18 +141,31 @@ def scan(str html):
             if i >= n:
                 break
             lt += 1
-            if word_at(kind, data, n, i + 1, b"!--"):  # a comment: to the next "-->" or the end
+            if word_at(kind, data, n, i + 1, b"!--"):  # a comment: "<!-->", "<!--->", or to "-->", "--!>" or the end
                 i += 4
-                while i < n and not (PyUnicode_READ(kind, data, i) == 45 and word_at(kind, data, n, i, b"-->")):
-                    if PyUnicode_READ(kind, data, i) == 60:
+                if word_at(kind, data, n, i, b">"):
+                    i += 1
+                    continue
+                if word_at(kind, data, n, i, b"->"):
+                    i += 2
+                    continue
+                while i < n:
+                    if PyUnicode_READ(kind, data, i) == 45:
+                        if word_at(kind, data, n, i, b"-->"):
+                            i += 3
+                            break
+                        if word_at(kind, data, n, i, b"--!>"):
+                            i += 4
+                            break
+                    elif PyUnicode_READ(kind, data, i) == 60:
                         lt += 1
                     i += 1
-                i = i + 3 if i < n else n
                 continue
-            if word_at(kind, data, n, i + 1, b"script") and not (i + 7 < n and is_word(PyUnicode_READ(kind, data, i + 7))):
+            # a script or style: "<script" and the end of the name ("<script-x>" is another element)
+            if word_at(kind, data, n, i + 1, b"script") and ends_name(kind, data, n, i + 7):
                 i = skip_raw(kind, data, n, i + 7, b"script", &lt)
                 continue
-            if word_at(kind, data, n, i + 1, b"style") and not (i + 6 < n and is_word(PyUnicode_READ(kind, data, i + 6))):
+            if word_at(kind, data, n, i + 1, b"style") and ends_name(kind, data, n, i + 6):
                 i = skip_raw(kind, data, n, i + 6, b"style", &lt)
                 continue
             j = i + 1

@@ -26,10 +26,12 @@ their parse being bounded anyway (10,000 nested <div>s: 0.15 s). The others
 get `bounds`, upper bounds in a few numpy passes, and only a page a bound
 puts at its limit is scanned tag by tag. The scan is an approximation of the
 tree builder, erring on the side of depth: elements the parser closes
-implicitly (p, li, td, a, ...), void elements and `<x/>` do not count;
-comments, scripts and styles are skipped (tags in the other raw-text
-elements, textarea and title, count); and an end tag closes the nearest open
-element of its name and everything above it. So an unclosed <div> in a table
+implicitly (p, li, td, a, ...) and void elements do not count, nor `<x/>` in
+svg or math (elsewhere HTML ignores the '/': `<div/>` opens a div); comments,
+scripts and styles are skipped, ending where HTML5's tokenizer ends them
+(`<!-->`, `--!>`, `</script x>`; `<script-x>` is no script), and tags in the
+other raw-text elements, textarea and title, count; and an end tag closes the
+nearest open element of its name and everything above it. So an unclosed <div> in a table
 cell stays open to the scan, where the parser closes it with the cell: a page
 of more than 512 such cells would be flattened though the parser would not
 have nested them (its text and links all stay).
@@ -60,10 +62,17 @@ MAX_FORMATTING = 64  # open formatting elements (b, font, ...): each is rebuilt 
 MIN_TAGS = 10_000  # '<' characters below which a page is not scanned
 
 # a comment, a script or a style element: tag-like text in them is not tags
-# (ASCII only, as html/_scan.pyx reads them)
-_SKIPPED = (r"<(?:!--.*?(?:-->|\Z)"
-            r"|[Ss][Cc][Rr][Ii][Pp][Tt](?![A-Za-z0-9_]).*?(?:</[Ss][Cc][Rr][Ii][Pp][Tt][ \t\n\r\f]*>|\Z)"
-            r"|[Ss][Tt][Yy][Ll][Ee](?![A-Za-z0-9_]).*?(?:</[Ss][Tt][Yy][Ll][Ee][ \t\n\r\f]*>|\Z))")
+# (ASCII only, as html/_scan.pyx reads them). Where HTML5's tokenizer ends them:
+# "<!-->" and "<!--->" are whole comments, and "--!>" ends one as "-->" does; a
+# script starts at "<script" followed by a space, '/' or '>' ("<script-x>" and
+# "<script:x>" are other elements) and ends at "</script" followed by one of
+# them ("</script x>" and "</script/>" end it; the rest of that end tag is left
+# to _TAG, which finds no tag in it unless it holds a '<'). Skipping less than
+# the tokenizer only counts more (found in review: each difference hid the
+# nesting after it to the next "-->" or "</script>", or the end of the page)
+_SKIPPED = (r"<(?:!--(?:-?>|.*?(?:--!?>|\Z))"
+            r"|[Ss][Cc][Rr][Ii][Pp][Tt](?=[ \t\n\r\f/>]|\Z).*?(?:</[Ss][Cc][Rr][Ii][Pp][Tt][ \t\n\r\f/>]|\Z)"
+            r"|[Ss][Tt][Yy][Ll][Ee](?=[ \t\n\r\f/>]|\Z).*?(?:</[Ss][Tt][Yy][Ll][Ee][ \t\n\r\f/>]|\Z))")
 _SKIP = re.compile(_SKIPPED, re.S)
 # what is skipped (no groups), or a start or end tag: (end slash, name, the rest up to
 # '>', none if a '<' comes first); the tag's name is where _TAG_NAME finds it
@@ -86,6 +95,35 @@ _FLAT = frozenset(
 # HTML5's formatting elements (less <a> and <nobr>, which do not nest): unclosed,
 # they are reconstructed in every block that follows
 _FORMATTING = frozenset("b big code em font i s small strike strong tt u".split())
+# foreign content (HTML5 13.2.6.5): in <svg> and <math>, and only there, `<x/>`
+# closes itself. These start tags (and </p>, </br>) leave it, closing the svg or
+# math element and all in it; <font> only with a color, face or size attribute
+_FOREIGN = frozenset(("svg", "math"))
+_BREAKOUT = frozenset(
+    "b big blockquote body br center code dd div dl dt em embed h1 h2 h3 h4 h5 h6 head hr i img li "
+    "listing menu meta nobr ol p pre ruby s small span strong strike sub sup table tt u ul var".split()
+)
+_FONT_BREAKOUT = re.compile(r"[ \t\n\r\f/](?:color|face|size)(?![^ \t\n\r\f/>=])", re.I)
+# and these hold HTML again: svg's foreignObject, desc and title; MathML's text
+# integration points and annotation-xml (when it says text/html: here always)
+_INTEGRATION = frozenset("foreignobject desc title mi mo mn ms mtext annotation-xml".split())
+# a start tag's attributes as the tokenizer reads them, one per match: whitespace
+# and '/', or a name and its value (group 1 the '=', groups 2 and 3 a closing
+# quote); possessive, so that a quote never closed cannot make it backtrack
+_ATTRIBUTE = re.compile(r"""[ \t\n\r\f/]++|[^ \t\n\r\f/>][^ \t\n\r\f/>=]*+"""
+                        r"""(?:[ \t\n\r\f]*+(=)[ \t\n\r\f]*+(?:"[^"]*+(")|'[^']*+(')|[^ \t\n\r\f>]*+))?+""")
+
+
+def _self_closing(rest: str) -> bool:
+    """Whether a start tag whose text after the name is `rest` (up to its '>')
+    has HTML5's self-closing flag: it ends in "/>" and that '/' is not the end
+    of an unquoted attribute value (`<g class=c/>` is not self-closing)."""
+    if not rest.endswith("/>"):
+        return False
+    last = None
+    for last in _ATTRIBUTE.finditer(rest, 0, len(rest) - 2):
+        pass
+    return last is None or last.group(1) is None or last.group(2) is not None or last.group(3) is not None
 
 
 def parse(html: str) -> tuple[LexborHTMLParser, int]:
@@ -163,7 +201,7 @@ def bounds(html: str) -> tuple[int, int]:
     """The most containers open at once when a start tag opens one and an end
     tag closes one of its name if one is open, comments, scripts and styles
     left out: at least the depth `_cuts` finds (there an end tag may close
-    more, and <x/> opens nothing), in numpy rather than a Python step per tag. Per name, in
+    more, and <x/> in svg or math opens nothing), in numpy rather than a Python step per tag. Per name, in
     document order, the open count is the running sum P of +1 / -1 less the
     running minimum of P where negative (an end tag with none open closes
     nothing); the depth is the running sum of all names' changes of count.
@@ -200,8 +238,13 @@ def bounds(html: str) -> tuple[int, int]:
 def _cuts(html: str, max_depth: int, cuts: list[tuple[int, int]], max_formatting: int = MAX_FORMATTING) -> int:
     """Start tags dropped below `max_depth` open containers, or of formatting
     elements when `max_formatting` are open; the spans of those tags and of the
-    end tags that close them appended to `cuts`."""
+    end tags that close them appended to `cuts`. `<x/>` opens an element (the
+    '/' is ignored) but in svg or math, which the scan follows as the tree
+    builder's foreign content: a start tag of _BREAKOUT, </p> or </br> closes
+    them, the integration points (_INTEGRATION) hold HTML."""
     stack: list[str] = []  # open containers, innermost last
+    in_foreign: list[bool] = []  # by stack entry: whether its children are foreign content
+    foreign = False  # in_foreign[-1], False when nothing is open
     open_count: dict[str, int] = {}
     open_formatting = 0
     dropped: dict[str, int] = {}  # start tags dropped and not yet closed, by name
@@ -212,10 +255,19 @@ def _cuts(html: str, max_depth: int, cuts: list[tuple[int, int]], max_formatting
         if name is None or m.start() < after_cut:  # a comment, script or style; or not a tag
             continue
         name = name.lower()
+        if foreign and (name in _BREAKOUT if not end else name in ("p", "br")) or (
+                foreign and name == "font" and not end and rest and _FONT_BREAKOUT.search(rest)):
+            while in_foreign and in_foreign[-1]:  # back to HTML: the svg or math closes
+                top = stack.pop()
+                in_foreign.pop()
+                open_count[top] -= 1
+                open_formatting -= top in _FORMATTING
+            foreign = False
+            dropped.clear()
         if name in _FLAT:
             continue
         if not end:  # a start tag
-            if rest and rest.endswith("/>"):  # <x/>: foreign content closes it; not counted
+            if rest and (foreign or name in _FOREIGN) and _self_closing(rest):  # <path/> (and <svg/>) close
                 continue
             formatting = name in _FORMATTING
             if len(stack) >= max_depth or (formatting and open_formatting >= max_formatting):
@@ -225,6 +277,8 @@ def _cuts(html: str, max_depth: int, cuts: list[tuple[int, int]], max_formatting
                 cuts.append((m.start(), after_cut))
             else:
                 stack.append(name)
+                foreign = name in _FOREIGN or (foreign and name not in _INTEGRATION)
+                in_foreign.append(foreign)
                 open_count[name] = open_count.get(name, 0) + 1
                 open_formatting += formatting
         elif dropped.get(name):  # closes a dropped element: dropped too
@@ -234,10 +288,12 @@ def _cuts(html: str, max_depth: int, cuts: list[tuple[int, int]], max_formatting
         elif open_count.get(name):  # closes it and everything opened after it
             while True:
                 top = stack.pop()
+                in_foreign.pop()
                 open_count[top] -= 1
                 open_formatting -= top in _FORMATTING
                 if top == name:
                     break
+            foreign = bool(in_foreign) and in_foreign[-1]
             dropped.clear()  # the dropped elements were all inside what closed
     return n_dropped
 
@@ -258,6 +314,9 @@ _PROBES = (
     "<script>var s = '<b><i>'; </SCRIPT ><b><style>i{}</style\n><i><scripts><u><Style><b>",
     "</b></i><b ></b ><b\n><bb><b-x><b:y>< b><<b></ b><script x='</b>'></script\t\f>",
     "\u00e9<b>\u00e9</b>\u2019<i class='\u00fc'>\U0001f600<u>\u017fcript<scriptx><u></u></u>",
+    "<script-x><b><SCRIPT:y><i><style-z><u><script_w><s></script><b><STYLE\f><i></style/><b><script/><i>",
+    "<!--><b><!---><i><!-- <u> --!><b><!-- <s> ---!><i><!--- <b> --!-><u>--><em><!---->",
+    "<script></script x><b><script>1</script\t><i><style></style\r><u><script></SCRIPT/><b></script",
 )
 
 
