@@ -17,10 +17,12 @@ text that holds it:
 - no text: pagelets without words (image links): counted, not scored.
 
 Texts are compared with all whitespace removed, so the separators Lexbor puts
-between inline elements do not matter. Predicted = the pagelet is in the run's
-`template_pagelets` table, or (after a page-level stage, on a page it judged
-in page mode) in the page's `page_templateness.template_pagelets`: every node
-of it judged template. Hybrid pages' extra removals are scored apart
+between inline elements do not matter. Predicted = what clean removes
+(templates/stage.removed_pagelets, the same function): the run's
+`template_pagelets`, except on a page the current page-level judgement (one
+made after OUT's last detect, templates/stage.current_judgement) judged in
+page mode, where the page's `page_templateness.template_pagelets` alone: every
+node of it judged template. Hybrid pages' extra removals are scored apart
 (`pagelet_quality`).
 
 Two scopes are reported: every page, and the pages of sites with at least two
@@ -38,8 +40,8 @@ import os
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from templatemine.pagelevel.stage import PAGE_TEMPLATENESS
-from templatemine.tables.output import path_exists
+from templatemine.tables.output import require_tables
+from templatemine.templates.stage import current_judgement, judged_alone, no_members, removed_pagelets
 
 TEMPLATE, CONTENT, AMBIGUOUS, UNMATCHED, NO_TEXT = "template", "content", "ambiguous", "unmatched", "no_text"
 
@@ -99,30 +101,38 @@ def pagelet_quality(spark: SparkSession, out: str, web: str) -> dict:
     """Precision and recall of OUT's template pagelets against WEB's truth, on
     every page and on the pages of sites with >= 2 crawled pages.
 
-    Predicted template: detect's template_pagelets and, when OUT has a
-    page-level stage's output, the pagelets the model removed whole on the
-    pages it judged in *page* mode, where it stands in for the site-level
-    detection. On *hybrid* pages the model removes per-page boilerplate on top
-    of the site's templates (related lists, share bars: not templates in
-    Definition 4's sense, which asks for the same pagelet on several pages);
-    `with_hybrid_removals` scores every page with those counted too, so the
-    cost of that choice is reported, not hidden."""
+    Predicted template: what clean removes (templates/stage.removed_pagelets,
+    as clean, the report and the graph commands call it): detect's
+    template_pagelets and, when OUT holds a current page-level judgement
+    (current_judgement: made after OUT's last detect), on the pages it judged
+    in *page* mode the pagelets the model removed whole *instead of* the
+    site-level ones: there it stands in for the site-level detection. An
+    output judged with no detect at all (extract, then `pagelevel --pagelevel
+    page`) is scored by the model alone. On *hybrid* pages the model removes
+    per-page boilerplate on top of the site's templates (related lists, share
+    bars: not templates in Definition 4's sense, which asks for the same
+    pagelet on several pages); `with_hybrid_removals` scores every page with
+    those counted too, exactly what clean removes, so the cost of that choice
+    is reported, not hidden."""
     out = out.rstrip("/")
+    judged = current_judgement(spark, out)
+    alone = judged_alone(spark, out, judged)
+    require_tables(spark, out, ("records", "pagelets", *(() if alone else ("template_pagelets",))),
+                   "the pagelet evaluation")
     pagelets = spark.read.parquet(f"{out}/pagelets")
-    members = spark.read.parquet(f"{out}/template_pagelets").select("page_key", "ordinal")
-    page_level = path_exists(spark, f"{out}/{PAGE_TEMPLATENESS}")
+    members = no_members(spark) if alone else spark.read.parquet(f"{out}/template_pagelets")
     blocks, sites = truth_blocks(spark, web, spark.read.parquet(f"{out}/records"))
     labelled = pagelet_labels(pagelets, blocks).join(sites, "page_key", "left").persist()
-    judged = (spark.read.parquet(f"{out}/{PAGE_TEMPLATENESS}").select(
-        "page_key", "mode", F.explode("template_pagelets").alias("ordinal")) if page_level else None)
-    predicted = members if judged is None else members.unionByName(
-        judged.where(F.col("mode") == "page").select("page_key", "ordinal"))
-    every, repeated = _counts(labelled, predicted)
-    result = {"all_pages": _scores(every), "sites_with_2_or_more_pages": _scores(repeated),
-              "predicted_by": "template_pagelets + page_templateness (page mode)" if page_level
-              else "template_pagelets"}
+    if judged is None:
+        predicted, by = members.select("page_key", "ordinal"), "template_pagelets"
+    else:  # clean's rule with the hybrid pages' own removals left out: those are scored apart below
+        predicted = removed_pagelets(members, judged.where(F.col("mode") == "page"))
+        by = ("page_templateness (page mode)" if alone
+              else "template_pagelets + page_templateness (page mode)")
+    every, repeated = _counts(labelled, predicted.select("page_key", "ordinal"))
+    result = {"all_pages": _scores(every), "sites_with_2_or_more_pages": _scores(repeated), "predicted_by": by}
     if judged is not None:
-        every_removal, _ = _counts(labelled, members.unionByName(judged.select("page_key", "ordinal")))
+        every_removal, _ = _counts(labelled, removed_pagelets(members, judged).select("page_key", "ordinal"))
         result["with_hybrid_removals"] = _scores(every_removal)
     labelled.unpersist()
     return result

@@ -6,7 +6,8 @@ shown in the sandboxed iframe and shades it. Paths are those of
 html/pagelets.py: `/html/body/div[2]/ul[1]`, where `tag[i]` is the i-th element
 child with that tag, and `text()[i]` is the i-th *run* of text directly inside
 a split element: a maximal sequence of non-element children (comments do not
-break a run) whose text is not blank. A text run is wrapped in a <span> so that
+break a run) whose text is not blank (blank as Python's str.split() has it,
+which is not JavaScript's trim()). A text run is wrapped in a <span> so that
 it can be shaded like an element. What was shaded is mirrored into the parent's
 DOM (#viewer-status, #viewer-legend) so that a test, or a user, can read it
 without reaching into the iframe.
@@ -80,12 +81,16 @@ VIEWER_JS = r"""
     return "rgba(" + (n >> 16) + "," + ((n >> 8) & 255) + "," + (n & 255) + "," + a + ")";
   }
 
-  // the children of `node` that form its k-th non-blank text run (1-based), or null
+  // the children of `node` that form its k-th non-blank text run (1-based), or null. Blank is the
+  // extractor's: nothing but Python's str.split() whitespace (str.isspace()), not trim()'s, which
+  // strips U+FEFF and keeps \x1c-\x1f and \x85 (found in review)
   function textRun(node, k) {
     var runs = 0, run = [], text = "";
     function close() {
       var r = null;
-      if (run.length && text.trim()) { runs += 1; if (runs === k) r = run; }
+      if (run.length && /[^\t\n\v\f\r \x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]/.test(text)) {
+        runs += 1; if (runs === k) r = run;
+      }
       run = []; text = "";
       return r;
     }

@@ -585,10 +585,13 @@ def write_folder_atomically(spark: SparkSession, dest: str, files: dict[str, byt
     in one step through Hadoop's FileSystem, so between the two renames DEST
     briefly does not exist. DEST is checked (check_dest) after the files are
     written and before anything is moved, as it is the old DEST that is deleted.
-    On a failure the temporary folder is removed and the old DEST put back."""
+    On a failure the temporary folder is removed and the old DEST put back,
+    whether a rename returned False or raised (a Py4J error, an interrupt
+    between the two renames: found in review)."""
     fs, Path = _fs(spark, dest)
     tag = uuid.uuid4().hex[:8]
     tmp, old, target = Path(f"{dest}.tmp-{tag}"), Path(f"{dest}.old-{tag}"), Path(dest)
+    had_old = False
     try:
         for name, data in files.items():
             stream = fs.create(Path(f"{dest}.tmp-{tag}/{name}"), True)
@@ -606,10 +609,22 @@ def write_folder_atomically(spark: SparkSession, dest: str, files: dict[str, byt
                               f"it is in {dest}.old-{tag}")
             raise OSError(f"could not move {dest}.tmp-{tag} to {dest}")
     except BaseException:
+        if had_old:
+            _put_back_quietly(fs, old, target)
         _delete_quietly(fs, tmp)
         raise
     if had_old:
         fs.delete(old, True)
+
+
+def _put_back_quietly(fs, old, target) -> None:
+    """Rename the set-aside `old` back to `target` if it was moved and nothing
+    took its place, without hiding the error being raised."""
+    try:
+        if fs.exists(old) and not fs.exists(target):
+            fs.rename(old, target)
+    except Exception:  # noqa: BLE001 - the caller re-raises the error that matters
+        pass
 
 
 def _delete_quietly(fs, path) -> None:

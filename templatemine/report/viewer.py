@@ -12,8 +12,12 @@ counted per tag.
 
 Inert means the report opens offline and never reaches the network: a
 Content-Security-Policy allowing nothing but inline styles and data: images is
-put first in <head>; <link>, <base> and <meta http-equiv> (refresh) go, since
-they fetch or navigate. Scripts are stripped as well as disabled by the sandbox.
+put first in <head>; <link>, <base> and <meta http-equiv> (refresh) lose all
+their attributes, since those fetch or navigate. The elements themselves stay:
+the paths were computed with them in place, and an element, even an empty one,
+ends a text run, so deleting `<link>` in "Banner <link> continues" merged two
+runs and the viewer shaded the wrong text (found in review). Scripts are
+stripped as well as disabled by the sandbox.
 """
 
 from __future__ import annotations
@@ -26,13 +30,15 @@ _INERT_SELECTORS = ("link", "base", "meta[http-equiv]")
 
 
 def viewer_html(html: str) -> str:
-    """The page as the viewer embeds it: invisible content out, nothing that
-    loads or navigates, a CSP first in <head>."""
+    """The page as the viewer embeds it: invisible content out, no attribute
+    that loads or navigates, a CSP first in <head>."""
     tree = parse_html(html)[0]
     strip_invisible(tree)
     for selector in _INERT_SELECTORS:
         for node in tree.css(selector):
-            node.decompose()
+            # keep the element (it parts text runs as when the paths were computed), drop what loads
+            for name in list(node.attributes):
+                del node.attrs[name]
     meta = f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
     # put in the tree, not after the first "<head" of the serialised text: that
     # could be inside a comment before <html>, which left the policy commented out

@@ -35,8 +35,10 @@ class _Status:
 class _LocalFS:
     """The FileSystem calls write_folder_atomically and check_dest make."""
 
-    def __init__(self, fail_write: str | None = None, fail_rename_to: str | None = None):
+    def __init__(self, fail_write: str | None = None, fail_rename_to: str | None = None,
+                 raise_on_rename_to: tuple[str, BaseException] | None = None):
         self.fail_write, self.fail_rename_to = fail_write, fail_rename_to
+        self.raise_on_rename_to = raise_on_rename_to  # (dst, error): the rename of DEST.tmp-* there raises
 
     def create(self, path, overwrite):
         os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -66,6 +68,8 @@ class _LocalFS:
     def rename(self, src, dst) -> bool:
         if dst == self.fail_rename_to and ".tmp-" in src:
             return False
+        if self.raise_on_rename_to and dst == self.raise_on_rename_to[0] and ".tmp-" in src:
+            raise self.raise_on_rename_to[1]
         try:
             os.rename(src, dst)
             return True
@@ -113,6 +117,23 @@ def test_a_failed_final_rename_puts_the_old_report_back_and_removes_the_new(monk
     dest = _old_report(tmp_path)
     _with_fs(monkeypatch, _LocalFS(fail_rename_to=dest))
     with pytest.raises(OSError, match="could not move"):
+        D.write_folder_atomically(None, dest, FILES)
+    assert os.listdir(tmp_path) == ["dens"] and set(_contents(dest).values()) == {b"old"}
+
+
+class _Py4JError(Exception):
+    """What a failed Hadoop call raises through Py4J."""
+
+
+@pytest.mark.parametrize("error", [_Py4JError("rename: connection reset"), KeyboardInterrupt()],
+                         ids=["py4j", "interrupt"])
+def test_a_final_rename_that_raises_puts_the_old_report_back(monkeypatch, tmp_path, error):
+    """Only a rename that returned False put the old DEST back; one that raised
+    (a Py4J error, ^C between the two renames) left DEST missing and the old
+    report under DEST.old-* (found in review)."""
+    dest = _old_report(tmp_path)
+    _with_fs(monkeypatch, _LocalFS(raise_on_rename_to=(dest, error)))
+    with pytest.raises(type(error)):
         D.write_folder_atomically(None, dest, FILES)
     assert os.listdir(tmp_path) == ["dens"] and set(_contents(dest).values()) == {b"old"}
 
