@@ -27,8 +27,10 @@ with n2": without the anchors a highlighted menu item shifts every later pair).
 from __future__ import annotations
 
 import json
+from bisect import bisect_left
 from dataclasses import dataclass
 from typing import Iterable
+from urllib.parse import urlsplit
 
 
 from templatemine.html.nesting import parse as parse_html
@@ -297,13 +299,11 @@ class DomTree:
 
 # -- Definition 3.2 and Algorithm 2 ----------------------------------------------------------
 
-def etdm(t1: DomTree, t2: DomTree, eq: Equality, window: int = 64) -> dict[int, int]:
+def etdm(t1: DomTree, t2: DomTree, eq: Equality) -> dict[int, int]:
     """An equal top-down mapping from t1 to t2 (Definition 3.2), as Algorithm 2's
     function ETDM builds it: the roots, then recursively pairs of equal children
     of mapped nodes. Returns {t1 node: t2 node}; empty if the roots differ.
-
-    `window`: how far past the previous pair a child's partner is looked for
-    (bounds the cost on long lists; menus and tables are shorter)."""
+    Children are paired by `_pair_children`, in O(k log k) for k children."""
     if not len(t1) or not len(t2) or t1.tag[0] != t2.tag[0]:
         return {}
     s1, s2 = t1.signatures(eq), t2.signatures(eq)
@@ -315,48 +315,92 @@ def etdm(t1: DomTree, t2: DomTree, eq: Equality, window: int = 64) -> dict[int, 
         kids2 = t2.children[b]
         if not kids2:
             continue
-        for x, y in _pair_children(t1.children[a], kids2, s1, s2, deep1, deep2, first1, first2, window):
+        for x, y in _pair_children(t1.children[a], kids2, s1, s2, deep1, deep2, first1, first2):
             mapping[x] = y
             stack.append((x, y))
     return mapping
 
 
-def _pair_children(kids1, kids2, s1, s2, deep1, deep2, first1, first2, window):
-    """Order-preserving pairs of equal children. First pass: anchors, children
-    that also agree in content (same subtree text, else same first text),
-    greedily in order; second pass: between consecutive anchors, the remaining
-    equal children in order. Without the anchors, one unequal child (the
-    highlighted menu item) would shift every later pairing by one."""
-    anchors: list[tuple[int, int]] = []  # (index in kids1, index in kids2)
-    start, end = 0, len(kids2)
+def _next_at(index: dict, key, start: int, end: int) -> int:
+    """The first position in `index[key]` (ascending) in [start, end), else -1."""
+    positions = index.get(key)
+    if not positions:
+        return -1
+    k = bisect_left(positions, start)
+    return positions[k] if k < len(positions) and positions[k] < end else -1
+
+
+_LINEAR = 12  # _pair_children: up to this many children of t2 are scanned, more are indexed
+
+
+def _pair_children(kids1, kids2, s1, s2, deep1, deep2, first1, first2, linear: int = _LINEAR):
+    """Order-preserving, one-to-one pairs of equal children. First pass: anchors,
+    children that also agree in content (same subtree text, else same first
+    text), each paired in order with its EARLIEST agreeing partner after the
+    previous anchor (not the best-scoring one further on: a header nav with a
+    sub-menu would skip its in-place partner for the footer's exact copy of it,
+    and leave everything between unmapped; found in review). Second pass:
+    between consecutive anchors, the remaining equal children, each with its
+    earliest equal partner in the gap. Without the anchors, one unequal child
+    (the highlighted menu item) would shift every later pairing by one.
+
+    No window (a footer after 70 paragraphs was never looked for; found in
+    review): beyond `linear` children, partners are found through indexes of
+    kids2's positions by signature, by (signature, subtree text) and by
+    (signature, first text), with bisect, O(k log k); a short list is scanned,
+    with the same result."""
+    n2 = len(kids2)
+    if n2 == 1 and len(kids1) == 1:  # the common case: an only child each side
+        return [(kids1[0], kids2[0])] if s1[kids1[0]] == s2[kids2[0]] else []
+    indexed = n2 > linear
+    by_sig: dict = {}
+    by_deep: dict = {}
+    by_first: dict = {}
+    if indexed:
+        for j, y in enumerate(kids2):  # positions appended in ascending order
+            sy = s2[y]
+            by_sig.setdefault(sy, []).append(j)
+            by_deep.setdefault((sy, deep2[y]), []).append(j)
+            if first2[y]:
+                by_first.setdefault((sy, first2[y]), []).append(j)
+    anchors: list[tuple[int, int]] = []  # (index in kids1, index in kids2), increasing in both
+    start = 0
     for i, x in enumerate(kids1):
         sx, dx, fx = s1[x], deep1[x], first1[x]
-        best_j, best_score = -1, 0
-        for j in range(start, min(end, start + window)):
-            y = kids2[j]
-            if s2[y] != sx:
-                continue
-            score = 2 if deep2[y] == dx else (1 if fx and first2[y] == fx else 0)
-            if score > best_score:
-                best_j, best_score = j, score
-                if score == 2:
+        j = -1
+        if indexed:
+            if sx in by_sig:
+                j = _next_at(by_deep, (sx, dx), start, n2)
+                if fx:
+                    jf = _next_at(by_first, (sx, fx), start, j if j >= 0 else n2)
+                    if jf >= 0:
+                        j = jf
+        else:
+            for jj in range(start, n2):
+                y = kids2[jj]
+                if s2[y] == sx and (deep2[y] == dx or (fx and first2[y] == fx)):
+                    j = jj
                     break
-        if best_j >= 0:
-            anchors.append((i, best_j))
-            start = best_j + 1
-            if start >= end:
+        if j >= 0:
+            anchors.append((i, j))
+            start = j + 1
+            if start >= n2:
                 break
     pairs: list[tuple[int, int]] = []
     prev_i, prev_j = -1, -1
-    for i_end, j_end in anchors + [(len(kids1), end)]:
+    for i_end, j_end in anchors + [(len(kids1), n2)]:
         j = prev_j + 1
         for i in range(prev_i + 1, i_end):
+            if j >= j_end:
+                break
             sx = s1[kids1[i]]
-            for jj in range(j, min(j_end, j + window)):
-                if s2[kids2[jj]] == sx:
-                    pairs.append((kids1[i], kids2[jj]))
-                    j = jj + 1
-                    break
+            if indexed:
+                jj = _next_at(by_sig, sx, j, j_end)
+            else:
+                jj = next((k for k in range(j, j_end) if s2[kids2[k]] == sx), -1)
+            if jj >= 0:
+                pairs.append((kids1[i], kids2[jj]))
+                j = jj + 1
         if i_end < len(kids1):
             pairs.append((kids1[i_end], kids2[j_end]))
         prev_i, prev_j = i_end, j_end
@@ -508,21 +552,30 @@ def explore_order(links: list[tuple[int, int, float]], menu_first: bool = True) 
     return list(dict.fromkeys(dst for _o, dst, _d in links))
 
 
+def _path_depth(url: str) -> int:
+    """The number of non-empty segments of the URL's path: 0 for a host's home
+    page (https://example.org/, /?lang=en), 1 for /faq and /docs/, 2 for /docs/a."""
+    return sum(1 for part in urlsplit(url).path.split("/") if part)
+
+
 def choose_key_pages(pages: list[tuple[int, str, int, int]], max_templates: int = 3,
                      min_shape_share: float = 0.1) -> list[int]:
     """Key pages of one site, the rule of section 4 made explicit.
 
     `pages`: (page_key, url, shape, in_degree), shape a hash of the page's
     layout (its pagelets' DOM paths cut at a fixed depth), in_degree its
-    same-site in-links. First the root (the shortest URL; ties: most linked
-    to), since the site's menu is on it; then, for each page shape not yet
+    same-site in-links. First the root, since the site's menu is on it: the
+    page of shallowest URL path (`_path_depth`: / before /faq), then the most
+    linked-to, then the shortest URL, then the URL (the shortest URL across
+    the hosts of a registered domain was a bare-host page nothing links to,
+    not www.'s home page; found in review); then, for each page shape not yet
     represented, most common first, its most linked-to page (ties: shortest
     URL), while the shape has at least max(2, min_shape_share * pages) pages
     and fewer than `max_templates` keys are chosen. A blog's listing and its
     posts have different shapes, so both templates get a key page."""
     if not pages:
         return []
-    root = min(pages, key=lambda p: (len(p[1]), -p[3], p[1]))
+    root = min(pages, key=lambda p: (_path_depth(p[1]), -p[3], len(p[1]), p[1]))
     keys = [root[0]]
     shapes_seen = {root[2]}
     by_shape: dict[int, list] = {}

@@ -59,44 +59,77 @@ def site_links(pages: DataFrame, links: DataFrame, pagelets: DataFrame) -> DataF
                     .alias("density")))
 
 
+def site_subdigraphs(pages, edges, n: int, max_templates: int, min_shape_share: float,
+                     menu_first: bool) -> list[tuple]:
+    """One site's key pages (etdm.choose_key_pages) and, for each, the
+    n-complete subdigraph of Algorithm 1 found on its links. Returns
+    [(key_page_key, key_rank, CompleteSubdigraph, reachable)].
+
+    `pages`: (page_key, url, shape, original) of every crawled page of the site,
+    original = coalesce(dup_of, page_key); `edges`: (src, dst, link_ordinal,
+    density), the site's links between crawled pages (site_links).
+
+    Near-duplicates (dup_of set) take no part: links are those of original
+    pages, the pages Algorithm 1 would load, and a link to a near-duplicate is
+    a link to its original (/docs/index.html to /docs/), whose content it has.
+    A duplicate's own out-links are left out (an original is not "loaded" as
+    its copy). So a duplicate is never a key page, never in a CS (the key
+    page's own /index.html was a CS of one page, and the template the whole
+    key page; found in review) and casts no extra in-link vote. A link whose
+    original is not one of this site's pages is dropped; so are self-links
+    after the mapping (/ to /index.html)."""
+    from templatemine.templates.etdm import choose_key_pages, complete_subdigraph, explore_order
+
+    pages = list(pages)
+    original = {int(k): int(o) for k, _url, _shape, o in pages}
+    originals = [(int(k), url, int(shape)) for k, url, shape, o in pages if int(k) == int(o)]
+    out_links: dict[int, set[int]] = {k: set() for k, _url, _shape in originals}
+    by_src: dict[int, list] = {}
+    linked_from: dict[int, set[int]] = {}
+    for src, dst, ordinal, dens in edges:
+        src, dst = int(src), original.get(int(dst))
+        if src not in out_links or dst not in out_links or dst == src:
+            continue
+        out_links[src].add(dst)
+        by_src.setdefault(src, []).append((int(ordinal), dst, float(dens)))
+        linked_from.setdefault(dst, set()).add(src)
+    rows = [(k, url, shape, len(linked_from.get(k, ()))) for k, url, shape in originals]
+    result = []
+    for rank, key in enumerate(choose_key_pages(rows, max_templates, min_shape_share)):
+        order = explore_order(by_src.get(key, []), menu_first)
+        cs = complete_subdigraph(key, out_links, n, order)
+        reachable = sum(1 for u in order if u != key and u in out_links)
+        result.append((key, rank, cs, reachable))
+    return result
+
+
 def key_pages_and_subdigraphs(pages: DataFrame, pagelets: DataFrame, edges: DataFrame,
                               config: DetectConfig) -> DataFrame:
-    """Per site: its key pages (etdm.choose_key_pages) and, for each, the
-    n-complete subdigraph of Algorithm 1 found on the LINKS table."""
+    """Per site: its key pages and, for each, the n-complete subdigraph of
+    Algorithm 1 found on the LINKS table (site_subdigraphs, which also counts
+    the in-links). Every page of the site comes with its original,
+    coalesce(dup_of, page_key): computed here, since a null long column
+    reaches pandas as float64, which cannot hold a 64-bit page key."""
     shapes = page_shapes(pagelets, config.etdm_shape_depth)
-    indegree = edges.groupBy(F.col("dst_page_key").alias("page_key")).agg(
-        F.countDistinct("src_page_key").alias("in_degree"))
-    info = (pages.where(F.col("dup_of").isNull()).select("page_key", "url", "site")
-            .join(shapes, "page_key", "left").join(indegree, "page_key", "left")
-            .select("site", "page_key", "url", F.coalesce("shape", F.lit(0)).alias("shape"),
-                    F.coalesce("in_degree", F.lit(0)).alias("in_degree")))
+    info = (pages.select("page_key", "url", "site", F.coalesce("dup_of", "page_key").alias("original"))
+            .join(shapes, "page_key", "left")
+            .select("site", "page_key", "url", F.coalesce("shape", F.lit(0)).alias("shape"), "original"))
     n, max_t, share, menu_first = (config.etdm_n, config.etdm_max_templates, config.etdm_min_shape_share,
                                    config.etdm_menu_first)
+    columns = ["site", "key_page_key", "key_rank", "cs", "explored", "complete", "reachable"]
 
     def per_site(site_pages: pd.DataFrame, site_edges: pd.DataFrame) -> pd.DataFrame:
-        from templatemine.templates.etdm import choose_key_pages, complete_subdigraph, explore_order
-
         if site_pages.empty:
-            return pd.DataFrame(columns=["site", "key_page_key", "key_rank", "cs", "explored", "complete",
-                                         "reachable"])
+            return pd.DataFrame(columns=columns)
         site = site_pages["site"].iloc[0]
-        rows = list(zip(site_pages["page_key"].tolist(), site_pages["url"].tolist(), site_pages["shape"].tolist(),
-                        site_pages["in_degree"].tolist()))
-        keys = choose_key_pages(rows, max_t, share)
-        out_links: dict[int, set[int]] = {int(k): set() for k in site_pages["page_key"].tolist()}
-        by_src: dict[int, list] = {}
-        for src, dst, ordinal, dens in zip(site_edges["src_page_key"].tolist(), site_edges["dst_page_key"].tolist(),
-                                           site_edges["link_ordinal"].tolist(), site_edges["density"].tolist()):
-            out_links.setdefault(src, set()).add(dst)
-            by_src.setdefault(src, []).append((ordinal, dst, dens))
-        result = []
-        for rank, key in enumerate(keys):
-            order = explore_order(by_src.get(key, []), menu_first)
-            cs = complete_subdigraph(key, out_links, n, order)
-            reachable = sum(1 for u in order if u != key and u in out_links)
-            result.append((site, key, rank, cs.pages, cs.explored, cs.complete, reachable))
-        return pd.DataFrame(result, columns=["site", "key_page_key", "key_rank", "cs", "explored", "complete",
-                                             "reachable"])
+        found = site_subdigraphs(
+            zip(site_pages["page_key"].tolist(), site_pages["url"].tolist(), site_pages["shape"].tolist(),
+                site_pages["original"].tolist()),
+            zip(site_edges["src_page_key"].tolist(), site_edges["dst_page_key"].tolist(),
+                site_edges["link_ordinal"].tolist(), site_edges["density"].tolist()),
+            n, max_t, share, menu_first)
+        return pd.DataFrame([(site, key, rank, cs.pages, cs.explored, cs.complete, reachable)
+                             for key, rank, cs, reachable in found], columns=columns)
 
     return info.groupBy("site").cogroup(edges.groupBy("site")).applyInPandas(per_site, KEY_SCHEMA)
 

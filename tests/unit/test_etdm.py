@@ -6,9 +6,9 @@ import pytest
 
 from templatemine.html.page import PageParser
 from templatemine.html.urls import normalize_url, page_key
-from templatemine.templates.etdm import (EQUALITY_PRESETS, TEXT, DomTree, Equality, best_template,
-                                         choose_key_pages, clean_page, complete_subdigraph, etdm, explore_order,
-                                         extract_template)
+from templatemine.templates.etdm import (EQUALITY_PRESETS, TEXT, DomTree, Equality, _pair_children,
+                                         best_template, choose_key_pages, clean_page, complete_subdigraph, etdm,
+                                         explore_order, extract_template)
 from tests.warcgen import two_template_site
 
 LABELS = ["Alpha", "Bravo", "Charlie", "Delta", "Echo", "Foxtrot"]
@@ -238,3 +238,129 @@ def test_text_nodes_join_as_pagelet_text_does():
     assert back.glue == tree.glue and back.joined(texts) == want
     old = json.dumps(json.loads(tree.to_json())[:9])  # a tree written before `glue`
     assert DomTree.from_json(old).joined(texts) == " ".join(tree.text[i] for i in texts)
+
+
+# -- found in review (/tmp/revE): r1 anchor jump, r2 window gap, r6 root, r7 duplicates in the CS ----------
+
+SITE_NAV = "<a href='/'>Home</a> <a href='/docs'>Docs</a> <a href='/blog'>Blog</a>"
+
+
+def _nav_page(sub: str, body: str) -> DomTree:
+    """A header nav with a per-section sub-menu (Fig. 2) and a footer repeating the plain nav."""
+    return DomTree.from_html(f"<body><nav>{SITE_NAV}{sub}</nav><main><h1>{body}</h1><p>{body} text</p></main>"
+                             f"<nav>{SITE_NAV}</nav><footer>Copyright ACME</footer></body>")
+
+
+def test_an_in_place_partner_is_not_skipped_for_an_exact_copy_further_on():
+    """The anchor of a child is its earliest partner that agrees in content: the
+    header nav (same first text, not the same subtree) must not anchor onto the
+    footer's exact copy of it, which left main and the second nav unmapped."""
+    eq = Equality.parse("loose")
+    key = _nav_page("", "Welcome")
+    other = _nav_page("<ul><li>Docs one</li><li>Docs two</li></ul>", "Section Docs")
+    m = etdm(key, other, eq)
+    pairs = [(key.path[a], other.path[m[a]]) for a in key.children[0] if a in m]
+    assert pairs == [("/html/body/nav[1]", "/html/body/nav[1]"), ("/html/body/main[1]", "/html/body/main[1]"),
+                     ("/html/body/nav[2]", "/html/body/nav[2]"), ("/html/body/footer[1]", "/html/body/footer[1]")]
+    cs = [_nav_page(f"<ul><li>{s} one</li><li>{s} two</li></ul>", f"Section {s}")
+          for s in ("Docs", "Blog", "News", "Shop")]
+    template, used = extract_template(key, cs, eq)
+    assert used == 4
+    target = _nav_page("<ul><li>Jobs one</li></ul>", "Fresh article")
+    cleaned = clean_page(target, best_template(target, [template], eq)[1])
+    assert cleaned.clean_text == "Jobs one Fresh article Fresh article text"
+
+
+@pytest.mark.parametrize("n", [10, 70, 200])
+def test_a_template_child_far_after_the_last_pair_is_found(n):
+    """No window: a footer after n sibling paragraphs (n > 64 was never looked at)
+    is template, and leaves the clean text of a long page."""
+    def article(title: str, n: int) -> DomTree:
+        paras = "".join(f"<p>{title} paragraph {i} {'xyz' * (i % 3)} words</p>" for i in range(n))
+        return DomTree.from_html(f"<body><div class='hdr'>ACME docs</div><h1>{title}</h1>{paras}"
+                                 f"<div class='ftr'>Copyright ACME, all rights reserved</div></body>")
+
+    eq = Equality.parse("loose")
+    template, used = extract_template(article("Alpha", 5), [article(t, n) for t in ("Bravo", "Charlie", "Delta")], eq)
+    assert texts(template, range(len(template))) == ["ACME docs", "Copyright ACME, all rights reserved"]
+    target = article("Zulu", n)
+    cleaned = clean_page(target, best_template(target, [template], eq)[1])
+    assert "Copyright" not in cleaned.clean_text and "ACME docs" not in cleaned.clean_text
+    assert "Zulu paragraph 0" in cleaned.clean_text and f"Zulu paragraph {n - 1}" in cleaned.clean_text
+
+
+def test_children_pair_one_to_one_and_in_order_without_a_window():
+    """Long sibling lists with repeats: the pairs stay one-to-one, in document
+    order on both sides, equal, and the same from run to run."""
+    rng = random.Random(11)
+    eq = Equality.parse("loose")
+    words = ["home", "news", "a", "b", "c"]
+
+    def flat(k: int) -> DomTree:
+        tags = [rng.choice(["p", "div", "span"]) for _ in range(k)]
+        kids = "".join(f"<{tag}>{rng.choice(words)}</{tag}>" for tag in tags)
+        return DomTree.from_html(f"<body>{kids}</body>")
+
+    for _ in range(20):
+        t1, t2 = flat(rng.randint(0, 150)), flat(rng.randint(0, 150))
+        m = etdm(t1, t2, eq)
+        assert m == etdm(t1, t2, eq)
+        s1, s2 = t1.signatures(eq), t2.signatures(eq)
+        body_pairs = sorted((a, b) for a, b in m.items() if t1.parent[a] == 0)
+        assert [b for _a, b in body_pairs] == sorted(b for _a, b in body_pairs)  # order-preserving
+        assert len(set(m.values())) == len(m) and all(s1[a] == s2[b] for a, b in m.items() if a)
+        assert len(etdm(t1, t1, eq)) == len(t1)
+        # a short list is scanned, a long one indexed: the same pairs either way
+        kids1, kids2 = t1.children[0], t2.children[0]
+        (deep1, first1), (deep2, first2) = t1.content_keys(), t2.content_keys()
+        args = (kids1, kids2, s1, s2, deep1, deep2, first1, first2)
+        assert _pair_children(*args, linear=0) == _pair_children(*args, linear=10 ** 9)
+
+
+def test_the_root_key_page_is_the_sites_home_page_not_the_shortest_url():
+    """Shortest URL across the hosts of a registered domain picked a bare-host page
+    nothing links to; the root is the shallowest path, most linked-to first."""
+    pages = [(1, "https://www.example.org/", 11, 40),
+             (2, "https://example.org/faq", 12, 0),
+             (3, "https://www.example.org/docs/", 11, 30)]
+    assert choose_key_pages(pages, max_templates=1) == [1]
+    assert choose_key_pages([(1, "https://blog.example.org/", 11, 40), (2, "https://example.org/a", 12, 0)],
+                            max_templates=1) == [1]
+    # two home pages: the most linked-to; then the shorter URL, then the URL (deterministic)
+    assert choose_key_pages([(5, "https://example.org/", 1, 2), (6, "https://www.example.org/", 1, 9)], 1) == [6]
+    assert choose_key_pages([(7, "https://www.example.org/", 1, 3), (8, "https://example.org/", 1, 3)], 1) == [8]
+    assert choose_key_pages([(9, "https://b.example.org/", 1, 3), (4, "https://a.example.org/", 1, 3)], 1) == [4]
+
+
+def test_a_near_duplicate_never_enters_the_complete_subdigraph():
+    """/index.html, a near-duplicate of the key page /, linked from it: it was
+    explored as a CS page (a CS of the key page's own copy, a template of the
+    whole key page). Links are taken from original pages only, and a link to a
+    near-duplicate counts as a link to its original (dup_of)."""
+    from templatemine.templates.etdm_stages import site_subdigraphs
+
+    # (page_key, url, shape, original = coalesce(dup_of, page_key))
+    pages = [(0, "https://x.org/", 1, 0), (1, "https://x.org/index.html", 1, 0),
+             (2, "https://x.org/a/", 1, 2), (3, "https://x.org/b/", 1, 3), (4, "https://x.org/a/index.html", 1, 2)]
+    # (src, dst, link_ordinal, density): the key links its own copy first; b links a through a's copy
+    edges = [(0, 1, 0, 0.5), (0, 4, 1, 0.5), (0, 3, 2, 0.5), (1, 2, 0, 0.5), (1, 3, 1, 0.5),
+             (2, 3, 0, 0.5), (2, 0, 1, 0.5), (3, 4, 0, 0.5), (3, 0, 1, 0.5), (4, 1, 0, 0.5)]
+    for n in (2, 4):
+        result = site_subdigraphs(pages, edges, n=n, max_templates=3, min_shape_share=0.1, menu_first=True)
+        assert [key for key, *_ in result] == [0]
+        _key, rank, cs, reachable = result[0]
+        assert rank == 0 and sorted(cs.pages) == [2, 3] and cs.complete == (n == 2) and reachable == 2
+        # as the Spark stage passes them: one-shot iterators
+        assert site_subdigraphs(iter(pages), iter(edges), n, 3, 0.1, True) == result
+    # the reviewer's graph (r7_dup_cs.py): the duplicate was the whole CS
+    r7 = [(s, d, i, 0.5) for i, (s, d) in enumerate([(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 0), (3, 0)])]
+    (_key, _rank, cs, _reachable), = site_subdigraphs(pages[:4], r7, n=4, max_templates=1, min_shape_share=0.1,
+                                                       menu_first=True)
+    assert 1 not in cs.pages and set(cs.pages) <= {2, 3}
+    # a duplicate is never a key page, and a link to it is a link to its original: x.org/ is linked to
+    # four times through its copy /index.html, www.x.org/ once
+    many = [(k, f"https://x.org/p{k}", 1, k) for k in range(10, 14)]
+    homes = [(0, "https://x.org/", 1, 0), (1, "https://x.org/index.html", 1, 0), (5, "https://www.x.org/", 1, 5)]
+    links = [(k, 1, 0, 0.1) for k in range(10, 14)] + [(10, 5, 1, 0.1)]
+    keys = site_subdigraphs(homes + many, links, n=4, max_templates=1, min_shape_share=0.1, menu_first=True)
+    assert [key for key, *_ in keys] == [0]
