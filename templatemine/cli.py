@@ -33,7 +33,7 @@ import sys
 from dataclasses import replace
 
 from templatemine.config import CHOICES
-from templatemine.warc.inputs import InputError, expand_inputs
+from templatemine.warc.inputs import InputError, UnwritableOutput, check_output, expand_inputs
 
 MODES = list(CHOICES[("detect", "mode")])
 PAGELEVEL_MODES = list(CHOICES[("pagelevel", "mode")])
@@ -251,6 +251,11 @@ def run_command(args) -> int:
             files = expand_inputs([*args.inputs, *args.manifest], missing)
         if args.command == "evaluate":
             args.out, args.golds = _evaluate_paths(args)
+        if args.command in ("run", "clean") and config.clean.wet:
+            # an OUT whose scheme Python's tasks cannot write (wasb://, oss://) fails now, in one line,
+            # not at clean's WET files after extract and detect have run (clean checks again, after
+            # Spark has resolved a scheme-less OUT against fs.defaultFS)
+            check_output(f"{args.out.rstrip('/')}/wet")
     except (ValueError, OSError, InputError) as exc:
         print(f"templatemine: {exc}", file=sys.stderr)
         return 2
@@ -325,8 +330,9 @@ def run_command(args) -> int:
             except ValueError as exc:  # MissingTables too: one line, exit 2
                 print(f"templatemine: {exc}", file=sys.stderr)
                 return 2
-    except (MissingTables, UnreadableFile) as exc:  # a mistyped OUT, a stage run before the one it reads, a
-        print(f"templatemine: {exc}", file=sys.stderr)  # manifest that cannot be read
+    except (MissingTables, UnreadableFile, UnwritableOutput) as exc:  # a mistyped OUT, a stage run before the
+        print(f"templatemine: {exc}", file=sys.stderr)  # one it reads, a manifest that cannot be read, WET
+        # files to a file system that Python's tasks cannot write
         return 2
     except Exception as exc:
         # the worker's error as Spark relays it (within a Python trace, whose source lines say the same words)

@@ -39,6 +39,11 @@ class InputError(ValueError):
     """A bad INPUT: missing, unreadable, or not an archive or manifest."""
 
 
+class UnwritableOutput(OSError):
+    """An output Python's tasks cannot write (check_output): the CLI prints it
+    as one line and exits 2, not as a traceback."""
+
+
 class NotFound(InputError):
     """An INPUT, or a manifest's entry, that does not exist (`path` as listed)."""
 
@@ -177,7 +182,7 @@ def check_output(path: str) -> None:
     tables is moved into OUT, instead of each task writing somewhere else."""
     scheme = urlsplit(path).scheme.lower()
     if _local_file(path) is None and scheme not in OUTPUT_SCHEMES:
-        raise OSError(f"{path}: cannot write files from Python tasks to {scheme}:// (local paths, file:, "
+        raise UnwritableOutput(f"{path}: cannot write files from Python tasks to {scheme}:// (local paths, file:, "
                       f"{', '.join(s + '://' for s in OUTPUT_SCHEMES)}); choose another OUT, or set "
                       "clean.wet=false")
 

@@ -149,3 +149,18 @@ def test_folders_globs_and_manifests_found_in_the_eleventh_review(tmp_path):
     todo = tmp_path / "todo.txt"
     todo.write_text("WARC/CC-a.warc.gz\n")
     assert [os.path.basename(f.path) for f in expand_inputs([str(todo)])] == ["CC-a.warc.gz"]
+
+
+def test_cli_rejects_an_out_python_cannot_write_wet_to_before_spark_starts(tmp_path):
+    """`run` to wasb:// would have read and detected the whole crawl before
+    clean's WET files failed, with a traceback; now one line, exit 2, no Spark.
+    Without WET (clean.wet=false) there is nothing Python writes there."""
+    out = "wasb://c@acct.blob.core.windows.net/crawl/out"
+    warc = tmp_path / "one.warc.gz"
+    warc.write_bytes(b"")
+    for argv in (["clean", out], ["run", str(warc), "--out", out]):
+        proc = subprocess.run([sys.executable, "-m", "templatemine.cli", *argv], capture_output=True, text=True,
+                              timeout=60)
+        assert proc.returncode == 2, proc.stderr
+        assert proc.stderr.startswith(f"templatemine: {out}/wet: cannot write files from Python tasks to wasb://")
+        assert "Traceback" not in proc.stderr and "SparkContext" not in proc.stderr
