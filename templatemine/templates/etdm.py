@@ -348,7 +348,14 @@ def _pair_children(kids1, kids2, s1, s2, deep1, deep2, first1, first2, linear: i
     review): beyond `linear` children, partners are found through indexes of
     kids2's positions by signature, by (signature, subtree text) and by
     (signature, first text), with bisect, O(k log k); a short list is scanned,
-    with the same result."""
+    with the same result.
+
+    The anchored pairs are kept only when they pair at least as many children
+    as the plain in-order pairing of equal children (the second pass with no
+    anchors): with no window, one anchor far ahead (a "share" bar moved from
+    the top of one page to the bottom of the other) left every child before it
+    unpaired, 4 nodes mapped where the in-order pairing maps 83 (found in
+    review, 2026-11-28)."""
     n2 = len(kids2)
     if n2 == 1 and len(kids1) == 1:  # the common case: an only child each side
         return [(kids1[0], kids2[0])] if s1[kids1[0]] == s2[kids2[0]] else []
@@ -386,6 +393,17 @@ def _pair_children(kids1, kids2, s1, s2, deep1, deep2, first1, first2, linear: i
             start = j + 1
             if start >= n2:
                 break
+    anchored = _fill_between(anchors, kids1, kids2, s1, s2, indexed, by_sig)
+    if len(anchored) == len(kids1) or not anchors:
+        return anchored
+    plain = _fill_between([], kids1, kids2, s1, s2, indexed, by_sig)
+    return anchored if len(anchored) >= len(plain) else plain
+
+
+def _fill_between(anchors, kids1, kids2, s1, s2, indexed: bool, by_sig: dict) -> list:
+    """_pair_children's second pass: the anchors' pairs and, between
+    consecutive anchors, each child with its earliest equal partner in the gap."""
+    n2 = len(kids2)
     pairs: list[tuple[int, int]] = []
     prev_i, prev_j = -1, -1
     for i_end, j_end in anchors + [(len(kids1), n2)]:

@@ -289,6 +289,28 @@ def test_a_template_child_far_after_the_last_pair_is_found(n):
     assert "Zulu paragraph 0" in cleaned.clean_text and f"Zulu paragraph {n - 1}" in cleaned.clean_text
 
 
+def test_one_anchor_far_ahead_does_not_leave_every_child_before_it_unpaired():
+    """A share bar at the top of one page and the bottom of the other: with no
+    window, anchoring on it paired nothing before it (4 nodes mapped); the
+    in-order pairing of equal children is kept when it pairs more (83)."""
+    words = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda".split()
+    body = [f"paragraph about topic {w}" for w in words] * 8
+
+    def page(items, first, last=""):
+        return DomTree.from_html("<html><body><div id=main>" + first + "".join(f"<p>{w}</p>" for w in items)
+                                 + last + "</div></body></html>")
+
+    t1 = page(body[:80], "<p>Share this post</p>")
+    t2 = page([b.replace("topic", "subject") for b in body[:80]], "<p>Intro text here</p>",
+              "<p>Share this post</p>")
+    for equality in ("loose", "structure"):
+        eq = Equality.parse(equality)
+        m = etdm(t1, t2, eq)
+        assert len(m) >= 83, (equality, len(m))
+        main1, main2 = t1.children[t1.children[0][0]], t2.children[t2.children[0][0]]
+        assert [m.get(a) for a in main1[1:4]] == list(main2[1:4])  # paragraph i with paragraph i
+
+
 def test_children_pair_one_to_one_and_in_order_without_a_window():
     """Long sibling lists with repeats: the pairs stay one-to-one, in document
     order on both sides, equal, and the same from run to run."""
