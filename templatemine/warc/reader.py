@@ -46,8 +46,9 @@ what a crawl-scale reader needs:
   spelling (`Chunked`, `GZIP`, `x-gzip`: warcio compares them as spelled),
   and `br` by this module when the `brotli` package is installed (warcio
   1.8.1 fails on brotli 1.2; `_payload`). A body not in the coding its header
-  says is read as is when it sniffs as HTML, and `malformed` when it does not
-  (a `br` body without brotli installed too), its detail naming the coding;
+  says is read as is, its detail saying so (Content-Type and sniffing then
+  decide, as before), and a `br` body without brotli installed that does not
+  sniff as HTML is `malformed`, its detail naming the coding;
   a compressed body cut short keeps what decoded, and its detail says so;
 - damaged compressed data (a gzip member cut short or corrupt, garbage between
   members or after the last one), met in either mode, is one `malformed` row
@@ -77,7 +78,7 @@ from warcio.archiveiterator import ArchiveIterator
 from warcio.bufferedreaders import BufferedReader, ChunkedDataReader
 from warcio.statusandheaders import StatusAndHeadersParser
 
-try:  # not a declared dependency: `Content-Encoding: br` is decoded when it is installed
+try:  # declared (pyproject.toml); a broken install without it still reads every other record
     import brotli
 except ImportError:  # pragma: no cover - depends on the environment
     brotli = None
@@ -245,10 +246,10 @@ def _payload(raw_stream, http, max_payload_bytes: int) -> tuple[bytes, str, bool
         notes.insert(0, "Transfer-Encoding chunked, but the body is not chunked: read as is")
     if encoding in ("", "br"):
         return payload, "; ".join(notes), undecoded
-    if stream.decompressor is None:  # warcio: it failed on its first bytes
-        if payload and not sniff_html(payload):
-            notes.append(f"Content-Encoding {encoding}: the body does not decode as {encoding}")
-            return payload, "; ".join(notes), True
+    if stream.decompressor is None:  # warcio: it failed on its first bytes; read as is, as before
+        # (Content-Type and sniffing decide then: a crawl that stored bodies decoded and kept the
+        # header has text/html pages opening with a long script, no HTML marker in the first KiB;
+        # they were called malformed for a day, found in review)
         notes.append(f"Content-Encoding {encoding}, but the body is not {encoding}-compressed: read as is")
     elif payload and len(payload) <= max_payload_bytes and not getattr(stream.decompressor, "eof", True):
         notes.append(f"Content-Encoding {encoding}: the compressed body is truncated or corrupt "
@@ -260,8 +261,9 @@ def _unbrotli(stream, max_payload_bytes: int) -> tuple[bytes, str, bool]:
     """`_payload` for `Content-Encoding: br`: the compressed body read in
     blocks, never inflated much past `max_payload_bytes` (a small body can
     inflate to gigabytes), and read to its end (its record's length checked
-    after). A body that is not brotli from its first byte is read as is when
-    it sniffs as HTML (warcio's way with gzip), else it does not decode."""
+    after). A body that is not brotli from its first byte is read as is, with
+    a note (warcio's way with gzip); without the brotli module, a body that
+    does not sniff as HTML does not decode (`undecoded`)."""
     limit = max_payload_bytes + 1
     if brotli is None:
         body = stream.read(limit)
@@ -303,11 +305,8 @@ def _unbrotli(stream, max_payload_bytes: int) -> tuple[bytes, str, bool]:
     payload = b"".join(out)
     if size >= limit:
         return payload, "", False  # oversized: the caller says so
-    if error is not None and not size:  # not brotli from its first byte
-        body = b"".join(read)[:limit]
-        if body and sniff_html(body):
-            return body, "Content-Encoding br, but the body is not br-compressed: read as is", False
-        return body, f"Content-Encoding br: the body does not decode as br ({error})", True
+    if error is not None and not size:  # not brotli from its first byte: read as is
+        return b"".join(read)[:limit], "Content-Encoding br, but the body is not br-compressed: read as is", False
     if error is not None or (payload and not finished()):
         return payload, (f"Content-Encoding br: the compressed body is truncated or corrupt "
                          f"(the {size} bytes decoded kept)"), False

@@ -1006,7 +1006,7 @@ def test_a_page_quoting_warc_records_is_kept_in_an_uncompressed_file(tmp_path, q
     assert _pages(recs) == [f"https://x.example/p{i}" for i in (0, 1, 3)]
 
 
-# Content and transfer codings (review, 2026-11-29): `Content-Encoding: br` failed with an
+# Content and transfer codings (review, 2026-11-28): `Content-Encoding: br` failed with an
 # AttributeError inside warcio (brotli 1.2's Decompressor takes no `unused_data`), `x-gzip`
 # and `Transfer-Encoding: Chunked` were left undecoded (warcio compares them as spelled).
 
@@ -1076,15 +1076,25 @@ def test_codings_in_any_spelling_are_decoded(tmp_path, headers, body):
 
 
 @pytest.mark.parametrize("coding", [b"br", b"gzip", b"deflate"])
-def test_a_body_that_does_not_decode_is_malformed_and_says_so(tmp_path, coding):
+def test_a_body_that_does_not_decode_is_read_as_is_and_noted(tmp_path, coding):
+    """A crawl that stored bodies decoded and kept the header: the body is read
+    as is, as warcio does with gzip, and Content-Type and sniffing decide. A
+    text/html page opening with a long script (no HTML marker in its first KiB)
+    stays a page (for a day it was called malformed; found in review), a PDF
+    stays non_html, and the detail says what was found."""
     if coding == b"br":
         _brotli()
-    records = [_http_warc(0, [_HTML_CT, (b"Content-Encoding", coding)], b"\xff\xfe\x00 not compressed " * 20),
-               _http_warc(1, [_HTML_CT], _HELLO)]
+    script_first = b"<script>" + b"var x = 1;" * 120 + b"</script><html><body><p>Hello world</p></body></html>"
+    records = [_http_warc(0, [_HTML_CT, (b"Content-Encoding", coding)], script_first),
+               _http_warc(1, [(b"Content-Type", b"application/octet-stream"), (b"Content-Encoding", coding)],
+                          b"%PDF-1.4 " + b"\xff\xfe\x00 not compressed " * 20),
+               _http_warc(2, [_HTML_CT], _HELLO)]
     for layout, caps in _captures(tmp_path, records, "bad" + coding.decode()).items():
-        assert [c.outcome for c in caps] == ["malformed", "page"], layout
-        assert f"Content-Encoding {coding.decode()}: the body does not decode" in caps[0].detail, layout
-        assert "AttributeError" not in caps[0].detail
+        assert [c.outcome for c in caps] == ["page", "non_html", "page"], (layout, [c.detail for c in caps])
+        assert [p.text for p in caps[0].pagelets][-1] == "Hello world", layout
+        note = f"Content-Encoding {coding.decode()}, but the body is not {coding.decode()}-compressed: read as is"
+        assert note in caps[0].detail and note in caps[1].detail, layout
+        assert "AttributeError" not in caps[0].detail + caps[1].detail
 
 
 def test_a_body_not_compressed_as_its_header_says_is_read_as_is_and_noted(tmp_path):
