@@ -49,7 +49,7 @@ _BOMS = ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs
 # x-user-defined is windows-1252, as the HTML <meta> prescan makes it. Labels of
 # "replacement" (None) declare nothing, as UTF-7 and HZ (`_NOT_CHARSETS`). Only
 # 173 of these were known before (koi8, x-euc-jp, iso885915, visual, ucs-2 were
-# not: a page so labelled went to detection; found in review, 2026-11-29).
+# not: a page so labelled went to detection; found in review, 2026-11-28).
 _WHATWG_LABELS = {
     "utf-8": "unicode-1-1-utf-8 unicode11utf8 unicode20utf8 utf-8 utf8 x-unicode20utf8",
     "cp866": "866 cp866 csibm866 ibm866",
@@ -100,7 +100,7 @@ _ALIASES = {label: codec for codec, labels in _WHATWG_LABELS.items() for label i
 # windows-1252 as WHATWG reads it: Python's cp1252 leaves 0x81, 0x8D, 0x8F, 0x90 and
 # 0x9D undefined, WHATWG reads them as U+0081, U+008D ... (one in a short page was
 # over `MAX_BAD_FRACTION`: its label was refused and detection read a French page
-# as windows-1250, "trčs"; found in review, 2026-11-29). Every byte is defined.
+# as windows-1250, "trčs"; found in review, 2026-11-28). Every byte is defined.
 _WINDOWS_1252 = "".join(chr(byte) if char == "\ufffe" else char
                         for byte, char in enumerate(encodings.cp1252.decoding_table))
 # ...and by the codec Python resolves a label to, for the labels Python knows under
@@ -281,14 +281,13 @@ def _detected(payload: bytes) -> tuple[str | None, list[str]]:
     utf_16_be alone and read as CJK-looking junk: undecodable now). Where
     every guess is some other charset, windows-1252, the WHATWG default (Johab,
     guessed for a short French page, swallowed its '<'s). Found in review."""
-    from charset_normalizer import from_bytes  # imported lazily: the slow path
 
     wide = not _no_wide_markup(payload)
     sample, safe = _sample(payload)
 
     def read(part: bytes) -> tuple[list, bool]:
         guesses, other = [], False
-        for m in from_bytes(part):
+        for m in _normalizer_matches(part):
             names = [c for c in dict.fromkeys(map(codec_for, [m.encoding, *m.could_be_from_charset]))
                      if c in _WEB_CODECS and (wide or not c.startswith(("utf-16", "utf-32")))]
             if names:
@@ -307,6 +306,33 @@ def _detected(payload: bytes) -> tuple[str | None, list[str]]:
         return ("cp1252", ["cp1252"]) if other else (None, [])
     names = _with_cp1252_ties(guesses)
     return names[0], names
+
+
+_FIVE = b"\x81\x8d\x8f\x90\x9d"  # the bytes Python's cp1252 leaves undefined (_WINDOWS_1252)
+_FIVE_AS_SPACES = bytes.maketrans(_FIVE, b"     ")
+_SINGLE_BYTE = frozenset(c for c in _WEB_CODECS if c.startswith(("cp8", "cp12", "iso8859", "koi8", "mac")))
+
+
+def _normalizer_matches(part: bytes, cp_isolation: list[str] | None = None, **kw) -> list:
+    """charset-normalizer's matches for `part`, best first, with windows-1252
+    among them where one of its five bytes Python leaves undefined kept it
+    out: charset-normalizer decodes with Python's cp1252, so an undeclared
+    French page with one stray 0x9D came out as windows-1250 ("trčs"; found
+    in review). Only where some match is a single-byte charset (the page
+    could be one): a Shift_JIS page, whose lead bytes include 0x81, guessed
+    UTF-16 alone is no windows-1252 page. windows-1252 is then judged on the
+    page with those bytes as spaces, and all the matches ordered by chaos,
+    then coherence."""
+    from charset_normalizer import from_bytes
+
+    matches = list(from_bytes(part, cp_isolation=cp_isolation, **kw))
+    allowed = cp_isolation is None or "cp1252" in map(codec_for, cp_isolation)
+    codecs_found = [codec_for(m.encoding) for m in matches]
+    if (allowed and "cp1252" not in codecs_found and any(c in _SINGLE_BYTE for c in codecs_found)
+            and any(b in part for b in _FIVE)):
+        matches += list(from_bytes(part.translate(_FIVE_AS_SPACES), cp_isolation=["cp1252"], **kw))
+        matches.sort(key=lambda m: (m.chaos, -m.coherence))
+    return matches
 
 
 def _with_cp1252_ties(guesses: list) -> list[str]:
@@ -359,7 +385,6 @@ def _whole_page(payload: bytes, names: list[str], codec: str) -> str:
     not go to a rarely served Latin code page (`_RARELY_SERVED`). (A Polish
     windows-1250 page whose first 64 KiB held only letters windows-1252
     shares, é and ó, was read as windows-1252 to its end; found in review.)"""
-    from charset_normalizer import from_bytes
 
     differing, size = [], 0
     for line in payload[:_SCAN_LIMIT].split(b"\n"):
@@ -373,7 +398,7 @@ def _whole_page(payload: bytes, names: list[str], codec: str) -> str:
     if not differing:
         return codec
     # (a lenient chaos threshold: every one of `names` read the sample, and only their order is asked)
-    again = list(from_bytes(b"\n".join(differing), cp_isolation=names, threshold=0.5))
+    again = _normalizer_matches(b"\n".join(differing), cp_isolation=names, threshold=0.5)
     if again and codec_for(again[0].encoding) in _RARELY_SERVED:  # (it tied with the right one for Polish
         # in ISO-8859-2 and French in -15, found in review): a more common one as good but for 0.02 of chaos
         again = [m for m in again if codec_for(m.encoding) not in _RARELY_SERVED

@@ -258,7 +258,7 @@ def test_every_whatwg_label_maps_to_its_encoding(label, codec):
     """54 of the 227 labels were unknown (x-euc-jp, koi8, visual, gb_2312,
     iso885915, mac, cn-big5, ucs-2, x-cp1253 ...) and fell through to
     detection, or decoded although WHATWG has them "replacement"
-    (iso-2022-kr); found in review, 2026-11-29."""
+    (iso-2022-kr); found in review, 2026-11-28."""
     from templatemine.html.charset import _WEB_CODECS, codec_for
 
     assert codec_for(label) == codec
@@ -285,7 +285,7 @@ def test_a_short_page_in_a_once_unknown_label_is_read_in_it(label, codec, text):
 def test_a_replacement_label_is_not_believed():
     """WHATWG reads iso-2022-kr (as HZ, UTF-7) as "replacement", one U+FFFD for
     the page: its escapes could hide markup. It was decoded (found in review,
-    2026-11-29); the next source decides now, as for an unknown label, and a
+    2026-11-28); the next source decides now, as for an unknown label, and a
     page really in it, full of SO and SI controls, is undecodable."""
     page = "<html><body><p>Seoul news</p></body></html>"
     for label in ("iso-2022-kr", "csISO2022KR"):
@@ -305,7 +305,7 @@ def test_windows_1252_reads_its_five_undefined_bytes_as_browsers_do(content_type
     """Python's cp1252 has no 0x81, 0x8D, 0x8F, 0x90, 0x9D; WHATWG's windows-1252
     reads them as U+0081 ... U+009D. One in a short page was over the 0.5% of
     bad characters a label may have: the label was refused and detection read
-    the page as windows-1250 ("ŕ côté", "trčs"); found in review, 2026-11-29."""
+    the page as windows-1250 ("ŕ côté", "trčs"); found in review, 2026-11-28."""
     payload = _FRENCH.replace("\x9d", "").encode("cp1252").replace(b"va", b"va\x9d", 1)
     text, codec, source = decode_html(payload, content_type)
     assert (text, codec, source) == (_FRENCH, "cp1252", "header") and "très" in text
@@ -313,6 +313,19 @@ def test_windows_1252_reads_its_five_undefined_bytes_as_browsers_do(content_type
     assert decode_html(with_meta)[1:] == ("cp1252", "meta")
     assert decode_html(b"<p>\x81\x8d\x8f\x90\x9d\x80</p>", content_type) == (
         "<p>\x81\x8d\x8f\x90\x9d\u20ac</p>", "cp1252", "header")
+
+
+@pytest.mark.parametrize("byte", [b"\x81", b"\x8d", b"\x8f", b"\x90", b"\x9d"])
+def test_an_undeclared_windows_1252_page_with_one_of_the_five_bytes_is_detected_as_such(byte):
+    """charset-normalizer decodes with Python's cp1252, so one of the five bytes
+    kept windows-1252 out of its guesses: the French page came out as
+    windows-1250 or -1256 ("trčs", "vaپ"; found in the second review,
+    2026-11-28). A Shift_JIS page, whose lead bytes include 0x81, stays one."""
+    payload = _FRENCH.replace("\x9d", "").encode("cp1252").replace(b"va", b"va" + byte, 1)
+    text, codec, source = decode_html(payload, "text/html")
+    assert (codec, source) == ("cp1252", "detected") and "très bien" in text
+    japanese = ("<html><body><p>" + "日本語のテキストです。ソフトウェア" * 3 + "</p></body></html>").encode("cp932")
+    assert b"\x81" in japanese and decode_html(japanese, "text/html")[1:] == ("cp932", "detected")
 
 
 def test_windows_1252_is_read_the_whatwg_way_when_detected_too():
