@@ -31,7 +31,14 @@ svg or math (elsewhere HTML ignores the '/': `<div/>` opens a div); comments,
 scripts and styles are skipped, ending where HTML5's tokenizer ends them
 (`<!-->`, `--!>`, `</script x>`; `<script-x>` is no script), and tags in the
 other raw-text elements, textarea and title, count; and an end tag closes the
-nearest open element of its name and everything above it. So an unclosed <div> in a table
+nearest open element of its name and everything above it only where HTML5
+does: not across a special element (`<span><div></span>` closes nothing; a
+formatting end tag, whose adoption agency moves rather than closes, is read
+the same way), nor, for the block end tags that close "in scope" (</div>,
+</section>, ...), across a scope boundary (table, object, svg's
+foreignObject, ...). `bounds` does not follow that: an end tag the parser
+ignores still lowers it (`<span><div></span></div>` repeated: bound 2, the
+tree as deep as the page is long). So an unclosed <div> in a table
 cell stays open to the scan, where the parser closes it with the cell: a page
 of more than 512 such cells would be flattened though the parser would not
 have nested them (its text and links all stay).
@@ -107,6 +114,25 @@ _FONT_BREAKOUT = re.compile(r"[ \t\n\r\f/](?:color|face|size)(?![^ \t\n\r\f/>=])
 # and these hold HTML again: svg's foreignObject, desc and title; MathML's text
 # integration points and annotation-xml (when it says text/html: here always)
 _INTEGRATION = frozenset("foreignobject desc title mi mo mn ms mtext annotation-xml".split())
+# HTML5's special elements: "any other end tag" (</span>, </x-y>) closes nothing
+# when one lies above the nearest element of its name (`<span><div></span>`
+# leaves both open: 40,000 nested; found in review); in svg and math, the
+# integration points are (_INTEGRATION)
+_SPECIAL = frozenset(
+    "address applet area article aside base basefont bgsound blockquote body br button caption center col "
+    "colgroup dd details dir div dl dt embed fieldset figcaption figure footer form frame frameset h1 h2 h3 "
+    "h4 h5 h6 head header hgroup hr html iframe img input keygen li link listing main marquee menu meta nav "
+    "noembed noframes noscript object ol p param plaintext pre script search section select source style "
+    "summary table tbody td template textarea tfoot th thead title tr track ul wbr xmp".split()
+)
+# end tags that close only an element "in scope": none when a scope boundary
+# (_SCOPE, and in svg and math the integration points) lies above it
+_IN_SCOPE = frozenset(
+    "address applet article aside blockquote button center details dialog dir div dl fieldset figcaption "
+    "figure footer header hgroup h1 h2 h3 h4 h5 h6 listing main marquee menu nav object ol pre search "
+    "section summary ul".split()
+)
+_SCOPE = frozenset("applet caption html table td th marquee object template".split())
 # a start tag's attributes as the tokenizer reads them, one per match: whitespace
 # and '/', or a name and its value (group 1 the '=', groups 2 and 3 a closing
 # quote); possessive, so that a quote never closed cannot make it backtrack
@@ -200,8 +226,10 @@ _TAG_NAME = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9:-]*)")
 def bounds(html: str) -> tuple[int, int]:
     """The most containers open at once when a start tag opens one and an end
     tag closes one of its name if one is open, comments, scripts and styles
-    left out: at least the depth `_cuts` finds (there an end tag may close
-    more, and <x/> in svg or math opens nothing), in numpy rather than a Python step per tag. Per name, in
+    left out: at least the depth `_cuts` finds unless an end tag there is
+    ignored (under a special element or a scope boundary: a known gap, see
+    the module's docstring); there an end tag may close more, and <x/> in svg
+    or math opens nothing, in numpy rather than a Python step per tag. Per name, in
     document order, the open count is the running sum P of +1 / -1 less the
     running minimum of P where negative (an end tag with none open closes
     nothing); the depth is the running sum of all names' changes of count.
@@ -241,60 +269,129 @@ def _cuts(html: str, max_depth: int, cuts: list[tuple[int, int]], max_formatting
     end tags that close them appended to `cuts`. `<x/>` opens an element (the
     '/' is ignored) but in svg or math, which the scan follows as the tree
     builder's foreign content: a start tag of _BREAKOUT, </p> or </br> closes
-    them, the integration points (_INTEGRATION) hold HTML."""
+    them (unless that tag is dropped), the integration points (_INTEGRATION)
+    hold HTML. An end tag closes what HTML5 closes, or less: the elements above
+    its target when no special element (_SPECIAL) lies between ("any other end
+    tag"; formatting end tags too, whose adoption agency moves, not closes, what
+    is above them), no scope boundary (_SCOPE) for _IN_SCOPE's end tags; in svg
+    or math, the foreign elements above the nearest one of its name."""
     stack: list[str] = []  # open containers, innermost last
     in_foreign: list[bool] = []  # by stack entry: whether its children are foreign content
     foreign = False  # in_foreign[-1], False when nothing is open
-    open_count: dict[str, int] = {}
+    # by stack entry: the index where the run of entries with foreign children
+    # it ends starts; the last special element, scope boundary, template and
+    # HTML element at or below it (-1: none); formatting elements at or below it
+    run: list[int] = []
+    last_special: list[int] = []
+    last_scope: list[int] = []
+    last_template: list[int] = []
+    last_html: list[int] = []
+    formatting_below: list[int] = []
+    where: dict[str, list[int]] = {}  # HTML elements open, by name: their indices
+    where_foreign: dict[str, list[int]] = {}  # svg and math elements open, by lower-case name
     open_formatting = 0
     dropped: dict[str, int] = {}  # start tags dropped and not yet closed, by name
     n_dropped = 0
     after_cut = 0  # where the last tag cut ends: a tag before it is inside that tag's attribute value
+
+    def pop_to(index: int) -> None:
+        nonlocal open_formatting
+        while len(stack) > index:
+            top = stack.pop()
+            in_foreign.pop()
+            run.pop()
+            last_special.pop()
+            last_scope.pop()
+            last_template.pop()
+            is_html = last_html.pop() == len(stack)
+            formatting_below.pop()
+            (where if is_html else where_foreign)[top].pop()
+            open_formatting -= top in _FORMATTING and is_html
+
     for m in _TAG.finditer(html):
         end, name, rest = m.group(1, 2, 3)
         if name is None or m.start() < after_cut:  # a comment, script or style; or not a tag
             continue
         name = name.lower()
-        if foreign and (name in _BREAKOUT if not end else name in ("p", "br")) or (
-                foreign and name == "font" and not end and rest and _FONT_BREAKOUT.search(rest)):
-            while in_foreign and in_foreign[-1]:  # back to HTML: the svg or math closes
-                top = stack.pop()
-                in_foreign.pop()
-                open_count[top] -= 1
-                open_formatting -= top in _FORMATTING
-            foreign = False
-            dropped.clear()
+        breakout = foreign and (name in _BREAKOUT if not end else name in ("p", "br")) or (
+            foreign and name == "font" and not end and rest and _FONT_BREAKOUT.search(rest))
+        if breakout:
+            depth = run[-1]  # what stays open when the svg or math closes
+            formatting_open = formatting_below[depth - 1] if depth else 0
+        else:
+            depth, formatting_open = len(stack), open_formatting
         if name in _FLAT:
+            if breakout:
+                pop_to(depth)
+                foreign = bool(in_foreign) and in_foreign[-1]
+                dropped.clear()
             continue
         if not end:  # a start tag
-            if rest and (foreign or name in _FOREIGN) and _self_closing(rest):  # <path/> (and <svg/>) close
-                continue
+            if not breakout and rest and (foreign or name in _FOREIGN) and _self_closing(rest):
+                continue  # <path/> (and <svg/>) close
             formatting = name in _FORMATTING
-            if len(stack) >= max_depth or (formatting and open_formatting >= max_formatting):
-                dropped[name] = dropped.get(name, 0) + 1
+            if depth >= max_depth or (formatting and formatting_open >= max_formatting):
+                dropped[name] = dropped.get(name, 0) + 1  # Lexbor never sees it: no breakout
                 n_dropped += 1
                 after_cut = _cut_end(html, m)
                 cuts.append((m.start(), after_cut))
-            else:
-                stack.append(name)
-                foreign = name in _FOREIGN or (foreign and name not in _INTEGRATION)
-                in_foreign.append(foreign)
-                open_count[name] = open_count.get(name, 0) + 1
-                open_formatting += formatting
-        elif dropped.get(name):  # closes a dropped element: dropped too
+                continue
+            if breakout:
+                pop_to(depth)
+                dropped.clear()
+                foreign = bool(in_foreign) and in_foreign[-1]
+            index = len(stack)
+            is_foreign = foreign or name in _FOREIGN  # the element's own namespace
+            below = index - 1
+            stack.append(name)
+            children_foreign = name in _FOREIGN or (foreign and name not in _INTEGRATION)
+            run.append((run[below] if index and in_foreign[below] else index) if children_foreign else index + 1)
+            in_foreign.append(children_foreign)
+            foreign = children_foreign
+            special = name in _INTEGRATION if is_foreign else name in _SPECIAL
+            scope = name in _INTEGRATION if is_foreign else name in _SCOPE
+            last_special.append(index if special else last_special[below] if index else -1)
+            last_scope.append(index if scope else last_scope[below] if index else -1)
+            last_template.append(index if name == "template" and not is_foreign else
+                                 last_template[below] if index else -1)
+            last_html.append(last_html[below] if is_foreign and index else -1 if is_foreign else index)
+            formatting = formatting and not is_foreign
+            formatting_below.append((formatting_below[below] if index else 0) + formatting)
+            (where_foreign if is_foreign else where).setdefault(name, []).append(index)
+            open_formatting += formatting
+            continue
+        if dropped.get(name):  # closes a dropped element: dropped too
             dropped[name] -= 1
             after_cut = _cut_end(html, m)
             cuts.append((m.start(), after_cut))
-        elif open_count.get(name):  # closes it and everything opened after it
-            while True:
-                top = stack.pop()
-                in_foreign.pop()
-                open_count[top] -= 1
-                open_formatting -= top in _FORMATTING
-                if top == name:
-                    break
+            continue
+        if breakout:  # </p>, </br> (_FLAT): not here
+            pop_to(depth)
+            dropped.clear()
             foreign = bool(in_foreign) and in_foreign[-1]
-            dropped.clear()  # the dropped elements were all inside what closed
+        target = -1
+        if stack and last_html[-1] != len(stack) - 1:  # in svg or math: the nearest foreign one of its name
+            found = where_foreign.get(name)
+            if found and found[-1] > last_html[-1]:
+                target = found[-1]
+        if target < 0:  # HTML's rules
+            found = where.get(name)
+            if not found:
+                continue
+            target = found[-1]
+            if name == "template":
+                pass
+            elif name == "table":
+                if last_template[-1] > target:
+                    continue
+            elif name in _IN_SCOPE:
+                if last_scope[-1] > target:
+                    continue
+            elif last_special[-1] > target:  # any other end tag, and (conservatively) formatting ones
+                continue
+        pop_to(target)
+        foreign = bool(in_foreign) and in_foreign[-1]
+        dropped.clear()  # the dropped elements were all inside what closed
     return n_dropped
 
 

@@ -245,7 +245,7 @@ def test_a_cut_tag_without_its_end_is_read_in_linear_time():
     assert dropped and "para" in out
 
 
-# -- the scan reads tags as HTML5's tokenizer and tree builder do (found in review, 2026-11-29) --
+# -- the scan reads tags as HTML5's tokenizer and tree builder do (found in review, 2026-11-28) --
 
 
 @pytest.fixture(params=["compiled", "python"])
@@ -351,3 +351,58 @@ def test_comments_scripts_and_styles_are_still_skipped(scan):
                  "<body><!---" + inner + "--!>x"):
         out, dropped = flatten(html, max_depth=512, min_tags=0)
         assert out is html and dropped == 0, html[:60]
+
+
+# -- end tags close what HTML5 closes, no more; a dropped tag leaves no svg (found in review, 2026-11-28) --
+
+
+def _unflattened(html: str, max_depth: int, **kw) -> tuple[int, int]:
+    out, dropped = flatten(html, max_depth=max_depth, min_tags=0, **kw)
+    return _depth(out), dropped
+
+
+@pytest.mark.parametrize("unit", [
+    "<span><div></span>",  # any other end tag: ignored under a special element
+    "<x-y><section></x-y>",
+    "<em><p><div></em>",  # a formatting end tag: conservatively the same
+    "<b><div></b>",  # the adoption agency moves the div out, the b opens again inside it
+    "<svg><foreignObject><div></svg>",  # </svg> in HTML content: under a special element
+    "<math><mi><div></math>",
+    "<section><object></section>",  # </section> only in scope: the object is a boundary
+    "<svg><g><foreignObject></g>",
+])
+def test_an_end_tag_closes_nothing_above_a_special_element(scan, unit):
+    n = 60
+    html = "<html><body>" + unit * n
+    assert _depth(html) > n
+    depth, dropped = _unflattened(html, 8)
+    assert dropped > 0 and depth <= 8 + 4, (unit, depth)
+    assert _content(flatten(html, max_depth=8, min_tags=0)[0]) == _content(html)
+
+
+@pytest.mark.parametrize("unit", ["<span><div></span>", "<svg><foreignObject><div></svg>"])
+def test_ignored_end_tags_are_cut_at_the_default_limits(unit):
+    html = unit * 6000  # over MIN_TAGS
+    out, dropped = flatten(html)
+    assert dropped > 0 and _depth(out) <= MAX_DEPTH + 4
+
+
+@pytest.mark.parametrize("html", [
+    "<div><span></div>",
+    "<div><svg><g></div>",
+    "<svg><g><font></svg>",  # foreign content's end tags close the foreign elements above them
+])
+def test_end_tags_still_close_what_html5_closes(scan, html):
+    """No cut where Lexbor closes the elements."""
+    html = "<html><body>" + html * 60
+    assert _depth(html) < 12
+    out, dropped = flatten(html, max_depth=12, min_tags=0)
+    assert out is html and dropped == 0
+
+
+def test_a_dropped_breakout_tag_leaves_the_svg_open(scan):
+    """A <b> the formatting cap drops never reaches Lexbor: the svg it would
+    have closed stays open, and so do the <g>s in it."""
+    html = "<html><body>" + "<b class=x>" * 4 + "<svg><g><b>" * 15
+    depth, dropped = _unflattened(html, 8, max_formatting=4)
+    assert dropped > 0 and depth <= 8 + 4
