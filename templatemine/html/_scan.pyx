@@ -2,9 +2,13 @@
 """The gate of html/nesting.py `flatten` in C: one pass over the page's text.
 
 `scan(html)` returns (the number of '<', the open formatting elements bound),
-the same as (html.count("<"), nesting.bounds(html)[1]): comments, scripts and
-styles left out as nesting._SKIP leaves them out (where HTML5's tokenizer ends
-them: "<!-->", "--!>", "</script x>"; "<script-x>" is no script), tag names read as
+the same as (html.count("<"), nesting.bounds(html)[1]): comments, scripts,
+styles and the other elements Lexbor reads as text (textarea, title, xmp,
+iframe, noembed, noframes; plaintext to the end) left out as nesting._SKIP
+leaves them out (where HTML5's tokenizer ends them: "<!-->", "--!>",
+"</script x>"; "<script-x>" is no script) up to the first <svg or <math start
+tag, nothing after it (nesting._gate_text: in foreign content a style or
+script holds markup, and the scan does not follow where it ends), tag names read as
 nesting._TAG_NAME reads them, and per formatting name an end tag closing one
 only if one is open. nesting.py checks that on probe pages at import and
 otherwise keeps Python. It makes the formatting bound cheap enough to take on
@@ -124,6 +128,49 @@ cdef Py_ssize_t skip_raw(int kind, const void *data, Py_ssize_t n, Py_ssize_t i,
         i += 1
 
 
+cdef inline Py_ssize_t name_length(const char *name) noexcept nogil:
+    cdef Py_ssize_t k = 0
+    while name[k]:
+        k += 1
+    return k
+
+
+cdef const char *raw_text(int kind, const void *data, Py_ssize_t n, Py_ssize_t i) noexcept nogil:
+    """The name of nesting._RAW_TEXT or "plaintext" at i, its end there ([ \\t\\n\\r\\f/>]
+    or the end of the text), in any case; NULL if none is."""
+    cdef unsigned int c
+    cdef const char *name
+    if i >= n:
+        return NULL
+    c = lower(PyUnicode_READ(kind, data, i))
+    if c == 115:  # s
+        if word_at(kind, data, n, i, b"script"):
+            name = b"script"
+        else:
+            name = b"style"
+    elif c == 116:  # t
+        if word_at(kind, data, n, i, b"textarea"):
+            name = b"textarea"
+        else:
+            name = b"title"
+    elif c == 120:  # x
+        name = b"xmp"
+    elif c == 105:  # i
+        name = b"iframe"
+    elif c == 110:  # n
+        if word_at(kind, data, n, i, b"noembed"):
+            name = b"noembed"
+        else:
+            name = b"noframes"
+    elif c == 112:  # p
+        name = b"plaintext"
+    else:
+        return NULL
+    if word_at(kind, data, n, i, name) and ends_name(kind, data, n, i + name_length(name)):
+        return name
+    return NULL
+
+
 def scan(str html):
     """(html.count("<"), the most formatting elements open at once)."""
     cdef int kind = PyUnicode_KIND(html)
@@ -132,7 +179,8 @@ def scan(str html):
     cdef long counts[12]
     cdef long total = 0, best = 0
     cdef int f
-    cdef bint end
+    cdef bint end, foreign = False
+    cdef const char *raw
     for f in range(12):
         counts[f] = 0
     with nogil:
@@ -141,7 +189,9 @@ def scan(str html):
             if i >= n:
                 break
             lt += 1
-            if word_at(kind, data, n, i + 1, b"!--"):  # a comment: "<!-->", "<!--->", or to "-->", "--!>" or the end
+            if foreign:  # after the first <svg or <math, everything is counted
+                pass
+            elif word_at(kind, data, n, i + 1, b"!--"):  # a comment: "<!-->", "<!--->", or to "-->", "--!>" or the end
                 i += 4
                 if word_at(kind, data, n, i, b">"):
                     i += 1
@@ -161,12 +211,17 @@ def scan(str html):
                         lt += 1
                     i += 1
                 continue
-            # a script or style: "<script" and the end of the name ("<script-x>" is another element)
-            if word_at(kind, data, n, i + 1, b"script") and ends_name(kind, data, n, i + 7):
-                i = skip_raw(kind, data, n, i + 7, b"script", &lt)
-                continue
-            if word_at(kind, data, n, i + 1, b"style") and ends_name(kind, data, n, i + 6):
-                i = skip_raw(kind, data, n, i + 6, b"style", &lt)
+            # a script, a style, or another element Lexbor reads as text (nesting._RAW_TEXT):
+            # "<script" and the end of the name ("<script-x>" is another element), to its end tag
+            raw = NULL if foreign else raw_text(kind, data, n, i + 1)
+            if raw != NULL:
+                if raw[0] == 112:  # plaintext: the rest of the page
+                    i = next_lt(kind, data, n, i + 1)
+                    while i < n:
+                        lt += 1
+                        i = next_lt(kind, data, n, i + 1)
+                    break
+                i = skip_raw(kind, data, n, i + 1 + name_length(raw), raw, &lt)
                 continue
             j = i + 1
             end = j < n and PyUnicode_READ(kind, data, j) == 47  # '/'
@@ -180,6 +235,9 @@ def scan(str html):
             while j < n and is_name(PyUnicode_READ(kind, data, j)):
                 j += 1
             f = formatting_index(kind, data, i, j)
+            if not end and not foreign and (j - i == 3 and word_at(kind, data, j, i, b"svg") or
+                                            j - i == 4 and word_at(kind, data, j, i, b"math")):
+                foreign = True  # svg or math: nesting._GATE_FOREIGN
             i = j
             if f < 0:
                 continue

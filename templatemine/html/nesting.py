@@ -28,9 +28,15 @@ puts at its limit is scanned tag by tag. The scan is an approximation of the
 tree builder, erring on the side of depth: elements the parser closes
 implicitly (p, li, td, a, ...) and void elements do not count, nor `<x/>` in
 svg or math (elsewhere HTML ignores the '/': `<div/>` opens a div); comments,
-scripts and styles are skipped, ending where HTML5's tokenizer ends them
-(`<!-->`, `--!>`, `</script x>`; `<script-x>` is no script), and tags in the
-other raw-text elements, textarea and title, count; and an end tag closes the
+and the elements whose content Lexbor's tokenizer reads as text (script,
+style, xmp, iframe, noembed, noframes; textarea and title, whose RCDATA holds
+no comment either: `<title><!--</title>` is a title; plaintext, to the end of
+the page; not noscript, markup with scripting off) are skipped, ending where
+the tokenizer ends them (`<!-->`, `--!>`, `</script x>`, never closed: the
+rest of the page; `<script-x>` is no script). In svg and math, where style,
+script, textarea and title are elements like any other, the scan reads their
+content as markup; the gate cannot follow foreign content and skips nothing
+after the first <svg or <math (more tags counted, which is safe). And an end tag closes the
 nearest open element of its name and everything above it only where HTML5
 does: not across a special element (`<span><div></span>` closes nothing; a
 formatting end tag, whose adoption agency moves rather than closes, is read
@@ -68,22 +74,48 @@ MAX_DEPTH = 512  # the WebKit / Chromium HTML parser's limit
 MAX_FORMATTING = 64  # open formatting elements (b, font, ...): each is rebuilt in every later block
 MIN_TAGS = 10_000  # '<' characters below which a page is not scanned
 
-# a comment, a script or a style element: tag-like text in them is not tags
-# (ASCII only, as html/_scan.pyx reads them). Where HTML5's tokenizer ends them:
-# "<!-->" and "<!--->" are whole comments, and "--!>" ends one as "-->" does; a
-# script starts at "<script" followed by a space, '/' or '>' ("<script-x>" and
-# "<script:x>" are other elements) and ends at "</script" followed by one of
-# them ("</script x>" and "</script/>" end it; the rest of that end tag is left
-# to _TAG, which finds no tag in it unless it holds a '<'). Skipping less than
-# the tokenizer only counts more (found in review: each difference hid the
-# nesting after it to the next "-->" or "</script>", or the end of the page)
-_SKIPPED = (r"<(?:!--(?:-?>|.*?(?:--!?>|\Z))"
-            r"|[Ss][Cc][Rr][Ii][Pp][Tt](?=[ \t\n\r\f/>]|\Z).*?(?:</[Ss][Cc][Rr][Ii][Pp][Tt][ \t\n\r\f/>]|\Z)"
-            r"|[Ss][Tt][Yy][Ll][Ee](?=[ \t\n\r\f/>]|\Z).*?(?:</[Ss][Tt][Yy][Ll][Ee][ \t\n\r\f/>]|\Z))")
+# a comment, or an element whose content the tokenizer reads as text: tag-like
+# text in them is not tags (ASCII only, as html/_scan.pyx reads them). Where
+# HTML5's tokenizer ends them: "<!-->" and "<!--->" are whole comments, and
+# "--!>" ends one as "-->" does; a script starts at "<script" followed by a
+# space, '/' or '>' ("<script-x>" and "<script:x>" are other elements) and ends
+# at "</script" followed by one of them ("</script x>" and "</script/>" end it;
+# the rest of that end tag is left to _TAG, which finds no tag in it unless it
+# holds a '<'), and so do style and the other elements Lexbor reads as raw text
+# (RAWTEXT: xmp, iframe, noembed, noframes; noscript is markup, scripting being
+# off) or as RCDATA (textarea, title: `<title><!--</title>` is a title, no
+# comment); never closed, they hold the rest of the page, and plaintext always
+# does. Skipping less than the tokenizer only counts more (found in review:
+# each difference hid the nesting after it to the next "-->" or "</script>", or
+# the end of the page). In svg and math they are elements like any other
+# (`<svg><style><div>` opens a div): _cuts reads them so there (_TAG_FOREIGN),
+# and the gate skips nothing after the first <svg or <math (_gate_text)
+_RAW_TEXT = ("script", "style", "textarea", "title", "xmp", "iframe", "noembed", "noframes")
+
+
+def _any_case(word: str) -> str:
+    """`word` in any ASCII case ((?i) would also take 'ſ' for 's' and 'K' for 'k')."""
+    return "".join(f"[{c.upper()}{c}]" for c in word)
+
+
+_COMMENT = r"<!--(?:-?>|.*?(?:--!?>|\Z))"
+_SKIPPED_AFTER_LT = (_COMMENT[1:] + "".join(
+    rf"|{_any_case(w)}(?=[ \t\n\r\f/>]|\Z).*?(?:</{_any_case(w)}[ \t\n\r\f/>]|\Z)" for w in _RAW_TEXT) +
+                     rf"|{_any_case('plaintext')}(?=[ \t\n\r\f/>]|\Z).*")
+_SKIPPED = "<(?:" + _SKIPPED_AFTER_LT + ")"
 _SKIP = re.compile(_SKIPPED, re.S)
 # what is skipped (no groups), or a start or end tag: (end slash, name, the rest up to
 # '>', none if a '<' comes first); the tag's name is where _TAG_NAME finds it
 _TAG = re.compile(_SKIPPED + r"|<(/?)([A-Za-z][A-Za-z0-9:-]*)([^<>]*>)?", re.S)
+# the same in svg and math (foreign content, not at an integration point): only
+# comments are skipped
+_TAG_FOREIGN = re.compile(_COMMENT + r"|<(/?)([A-Za-z][A-Za-z0-9:-]*)([^<>]*>)?", re.S)
+# the gate (bounds, html/_scan.pyx) skips up to the first <svg or <math start
+# tag (or what _TAG reads as one: `<svg<`), nothing after it: it cannot follow
+# foreign content, and counting more is safe
+_GATE_FOREIGN = re.compile("<(?:" + _SKIPPED_AFTER_LT + "|(" + _any_case("svg") + "|" + _any_case("math") +
+                           ")(?![A-Za-z0-9:-]))", re.S)
+_FOREIGN_START = re.compile("<(?:" + _any_case("svg") + "|" + _any_case("math") + ")(?![A-Za-z0-9:-])")
 # the rest of a tag that is cut, as a browser reads it: a quoted attribute value
 # may hold '>' and '<' (`title="a>b"`: cut at its first '>', 'b">' was left as
 # text; found in review); a value over 4 KiB is read as _TAG reads it (a quote
@@ -223,10 +255,22 @@ _CODE = _Code()
 _TAG_NAME = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9:-]*)")
 
 
+def _gate_text(html: str) -> str:
+    """`html` with what the gate skips left out: comments and raw text up to
+    the first <svg or <math start tag (_GATE_FOREIGN), nothing after it."""
+    if _FOREIGN_START.search(html) is None:  # most pages: one pass
+        return _SKIP.sub(" ", html)
+    for m in _GATE_FOREIGN.finditer(html):
+        if m.group(1) is not None:
+            at = m.start()
+            return _SKIP.sub(" ", html[:at]) + html[at:]
+    return _SKIP.sub(" ", html)
+
+
 def bounds(html: str) -> tuple[int, int]:
     """The most containers open at once when a start tag opens one and an end
-    tag closes one of its name if one is open, comments, scripts and styles
-    left out: at least the depth `_cuts` finds unless an end tag there is
+    tag closes one of its name if one is open, comments and raw text left out
+    up to the first <svg or <math (_gate_text): at least the depth `_cuts` finds unless an end tag there is
     ignored (under a special element or a scope boundary: a known gap, see
     the module's docstring); there an end tag may close more, and <x/> in svg
     or math opens nothing, in numpy rather than a Python step per tag. Per name, in
@@ -239,7 +283,7 @@ def bounds(html: str) -> tuple[int, int]:
         _CODE.clear()
         _NAMES.clear()
         _IS_FORMATTING.clear()
-    code = np.fromiter(map(_CODE.__getitem__, _TAG_NAME.findall(_SKIP.sub(" ", html))), dtype=np.int64)
+    code = np.fromiter(map(_CODE.__getitem__, _TAG_NAME.findall(_gate_text(html))), dtype=np.int64)
     code = code[code >= 0]
     n = len(code)
     if not n:
@@ -270,7 +314,8 @@ def _cuts(html: str, max_depth: int, cuts: list[tuple[int, int]], max_formatting
     '/' is ignored) but in svg or math, which the scan follows as the tree
     builder's foreign content: a start tag of _BREAKOUT, </p> or </br> closes
     them (unless that tag is dropped), the integration points (_INTEGRATION)
-    hold HTML. An end tag closes what HTML5 closes, or less: the elements above
+    hold HTML; in it only comments are skipped (_TAG_FOREIGN: `<svg><style>`
+    holds markup). An end tag closes what HTML5 closes, or less: the elements above
     its target when no special element (_SPECIAL) lies between ("any other end
     tag"; formatting end tags too, whose adoption agency moves, not closes, what
     is above them), no scope boundary (_SCOPE) for _IN_SCOPE's end tags; in svg
@@ -308,9 +353,14 @@ def _cuts(html: str, max_depth: int, cuts: list[tuple[int, int]], max_formatting
             (where if is_html else where_foreign)[top].pop()
             open_formatting -= top in _FORMATTING and is_html
 
-    for m in _TAG.finditer(html):
+    at = 0
+    while True:
+        m = (_TAG_FOREIGN if foreign else _TAG).search(html, at)
+        if m is None:
+            break
+        at = m.end()
         end, name, rest = m.group(1, 2, 3)
-        if name is None or m.start() < after_cut:  # a comment, script or style; or not a tag
+        if name is None or m.start() < after_cut:  # a comment or raw text (_SKIPPED); or not a tag
             continue
         name = name.lower()
         breakout = foreign and (name in _BREAKOUT if not end else name in ("p", "br")) or (
@@ -414,6 +464,14 @@ _PROBES = (
     "<script-x><b><SCRIPT:y><i><style-z><u><script_w><s></script><b><STYLE\f><i></style/><b><script/><i>",
     "<!--><b><!---><i><!-- <u> --!><b><!-- <s> ---!><i><!--- <b> --!-><u>--><em><!---->",
     "<script></script x><b><script>1</script\t><i><style></style\r><u><script></SCRIPT/><b></script",
+    "<textarea><b></textarea><i><TITLE><u></title/><s><xmp><b></xmp x><iframe><i></IFRAME\n><noembed><u></noembed>"
+    "<noframes><b></noframes><em><noscript><b></noscript>",
+    "<title><!--</title><b><textarea><script></textarea\t><i><textareax><u><title-x><s><Xmp/><b></xMp>",
+    "<b><plaintext-x><i><PLAINTEXT><u></plaintext><s><b>",
+    "<!--<svg>--><style><b></style><script><svg></script><b><svgx><style><i></style></svg><style><u></style>"
+    "<sVg><style><s></style><!--<b>--><textarea><em><plaintext><i>",
+    "<b><math\t><script><i></script><u>",
+    "<b><svg<style><i>",
 )
 
 

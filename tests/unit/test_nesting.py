@@ -135,9 +135,15 @@ def _reference_bound(html: str, only=None) -> int:
     depth = best = 0
     # HTML5's tokenizer: "<!-->" and "<!--->" are whole comments, "--!>" ends one too; a
     # script or style starts at "<script" followed by a space, '/' or '>' (not "<script-x>")
-    # and ends at "</script" followed by one of them
-    html = re.sub(r"<!--(?:-?>|.*?(?:--!?>|\Z))|<(script|style)(?=[\t\n\r\f />]|\Z).*?(?:</\1[\t\n\r\f />]|\Z)",
-                  " ", html, flags=re.S | re.I)
+    # and ends at "</script" followed by one of them, and so do the other RAWTEXT and RCDATA
+    # elements; plaintext holds the rest. Nothing is skipped from the first <svg or <math on
+    skipped = (r"<!--(?:-?>|.*?(?:--!?>|\Z))|<(script|style|textarea|title|xmp|iframe|noembed|noframes)"
+               r"(?=[\t\n\r\f />]|\Z).*?(?:</\1[\t\n\r\f />]|\Z)|<plaintext(?=[\t\n\r\f />]|\Z).*")
+    m = re.search(skipped + r"|(<(?:svg|math)(?![a-z0-9:-]))", html, flags=re.S | re.I)
+    while m is not None and m.group(2) is None:
+        m = re.compile(skipped + r"|(<(?:svg|math)(?![a-z0-9:-]))", re.S | re.I).search(html, m.end())
+    at = len(html) if m is None else m.start()
+    html = re.sub(skipped, " ", html[:at], flags=re.S | re.I) + html[at:]
     for end, name in re.findall(r"<(/?)([A-Za-z][A-Za-z0-9:-]*)", html):
         name = name.lower()
         if name in _FLAT or (only is not None and name not in only):
@@ -163,7 +169,7 @@ def test_bounds_are_their_definition_and_bound_the_scan():
 
     rng = random.Random(7)
     names = ["div", "DIV", "span", "ul", "section", "p", "a", "b", "br", "x-y", "script", "Style", "FONT", "em",
-             "svg", "path", "foreignObject"]
+             "svg", "path", "foreignObject", "textarea", "Title", "xmp", "plaintext", "math", "noscript"]
     for _ in range(3000):
         html = rng.choice([" w ", "", "<"]).join(
             rng.choice(["<", "</", "<", "</", "<!--", "-->", "<<", "<!-->", "<!--->", "--!>", "<!---"]) +
@@ -193,7 +199,8 @@ def test_compiled_scan_is_the_count_and_the_formatting_bound():
         pytest.skip(f"html/_scan.pyx: {nesting.COMPILED_SCAN_ERROR}")
     rng = random.Random(3)
     names = ["div", "b", "B", "font", "em", "i", "u", "tt", "code", "strong", "bb", "script", "SCRIPT", "Style",
-             "scripts", "\u017fcript", "\u00e9", "\U0001f600"]
+             "scripts", "\u017fcript", "\u00e9", "\U0001f600", "textarea", "TITLE", "xmp", "iframe", "noembed",
+             "noframes", "plaintext", "svg", "Math", "svgx", "\u017fvg"]
     for _ in range(2000):
         html = rng.choice([" w ", "", "<", "\u00e9", "\n", "\U0001f600"]).join(
             rng.choice(["<", "</", "<", "</", "<!--", "-->", "<<", "< ", "<!-->", "<!--->", "--!>", "<!---"]) +
@@ -406,3 +413,36 @@ def test_a_dropped_breakout_tag_leaves_the_svg_open(scan):
     html = "<html><body>" + "<b class=x>" * 4 + "<svg><g><b>" * 15
     depth, dropped = _unflattened(html, 8, max_formatting=4)
     assert dropped > 0 and depth <= 8 + 4
+
+
+# -- text that Lexbor reads as tags, and tags it reads as text (found in review, 2026-11-28) --
+
+
+@pytest.mark.parametrize("prefix", [
+    # RCDATA and RAWTEXT: text to their end tag, nothing in them a comment, script or tag
+    "<textarea><script></textarea>", "<title><!--</title>", "<TEXTAREA><style></textarea\t>",
+    "<title><script></title/>", "<xmp><!--</xmp>", "<iframe><script></iframe>", "<noembed><style></noembed>",
+    "<noframes><!--</noframes>", "<textarea><!--</textarea x>",
+    # foreign content: a style, script, textarea or title in svg or math holds markup
+    "<svg><style>", "<svg><script>", "<math><style>", "<math><script>", "<svg><textarea><script></textarea>",
+    "<svg><g><title></title><style>", "<svg></svg><svg><script>",
+])
+def test_what_lexbor_parses_as_tags_is_scanned(scan, prefix):
+    """Each prefix hid the 12,000 nested <div>s after it from the scan, and
+    Lexbor built them 12,000 deep."""
+    html = prefix + "<div>" * 12_000
+    out, dropped = flatten(html)
+    assert dropped > 0 and _depth(out) <= MAX_DEPTH + 8, prefix
+
+
+@pytest.mark.parametrize("prefix", [
+    "<plaintext>", "<textarea>", "<title>", "<xmp x=1>", "<iframe>", "<noembed>", "<noframes>",
+    "<svg><desc><title>", "<math><mi><textarea>", "<svg></svg><style>",
+])
+def test_what_lexbor_reads_as_text_is_not_cut(scan, prefix):
+    """PLAINTEXT, and an RCDATA or RAWTEXT element never closed (also at svg's
+    and math's HTML integration points): the rest of the page is its text."""
+    html = "<body>" + prefix + "<div><b class=x>" * 6_000
+    assert _depth(html) < 12
+    out, dropped = flatten(html)
+    assert out is html and dropped == 0, prefix
