@@ -14,8 +14,16 @@
 
 from __future__ import annotations
 
-from pyspark.sql import DataFrame
+from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
+
+
+def text_in_order(keep: Column) -> Column:
+    """Aggregate over a page's pagelets: the texts of those where KEEP holds
+    (empty texts left out), in ordinal order, joined by a space; null when
+    none is kept. The clean text, and the graph commands' whole text."""
+    return F.array_join(F.transform(F.array_sort(F.collect_list(
+        F.when(keep & (F.col("text") != ""), F.struct("ordinal", "text")))), lambda p: p["text"]), " ")
 
 
 def clean_pages(pages: DataFrame, pagelets: DataFrame, template_pagelets: DataFrame) -> DataFrame:
@@ -24,15 +32,14 @@ def clean_pages(pages: DataFrame, pagelets: DataFrame, template_pagelets: DataFr
         ["page_key", "ordinal"], "left",
     ).withColumn("is_template", F.coalesce("is_template", F.lit(False)))
     per_page = marked.groupBy("page_key").agg(
-        F.array_sort(F.collect_list(F.when(~F.col("is_template") & (F.col("text") != ""),
-                                           F.struct("ordinal", "text")))).alias("kept"),
+        text_in_order(~F.col("is_template")).alias("kept"),
         F.sum("n_tokens").alias("n_tokens"),
         F.sum(F.when(F.col("is_template"), F.col("n_tokens")).otherwise(0)).alias("template_tokens"),
         F.sum(F.col("is_template").cast("int")).alias("n_template_pagelets"),
     )
     return pages.select("page_key", "url", "site").join(per_page, "page_key", "left").select(
         "page_key", "url", "site",
-        F.coalesce(F.array_join(F.transform("kept", lambda p: p["text"]), " "), F.lit("")).alias("clean_text"),
+        F.coalesce("kept", F.lit("")).alias("clean_text"),
         F.coalesce(F.col("template_tokens") / F.when(F.col("n_tokens") > 0, F.col("n_tokens")), F.lit(0.0)).alias(
             "template_token_fraction"),
         F.coalesce("n_template_pagelets", F.lit(0)).alias("n_template_pagelets"),

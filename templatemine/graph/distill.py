@@ -33,6 +33,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.window import Window
 
+from templatemine.clean.clean import text_in_order
 from templatemine.config import DistillConfig
 from templatemine.graph import CONFIGS, DOM_CONFIGS
 from templatemine.graph.hits import hits
@@ -94,8 +95,7 @@ def _whole_text_match(pagelets: DataFrame, terms: list[str]) -> DataFrame:
     Per pagelet, a phrase split over two pagelets ("Rock" | "climbing gear")
     matched the clean text but not the whole text, so a root page was no
     full_match and FNM dropped it (found in review, 2026-11-28)."""
-    whole = pagelets.groupBy("page_key").agg(F.array_join(F.transform(F.array_sort(F.collect_list(
-        F.when(F.col("text") != "", F.struct("ordinal", "text")))), lambda p: p["text"]), " ").alias("_whole"))
+    whole = pagelets.groupBy("page_key").agg(text_in_order(F.lit(True)).alias("_whole"))
     return whole.select("page_key", match_column(F.col("_whole"), terms).alias("full_match"))
 
 
