@@ -15,6 +15,7 @@ import glob
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -32,12 +33,60 @@ from tests.warcgen import sample
 
 QUIET = lambda _m: None  # noqa: E731
 JARS = os.path.join(repo_root(), ".cache", "test-jars")  # scripts/fetch_jars.py --tests, run by scripts/test
+CLUSTER_LOG = []  # the running MiniDFSCluster's log, for a report of a command that hung
 
 
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def _cli(args: list[str], timeout: int, tmp) -> subprocess.CompletedProcess:
+    """Run `templatemine ARGS` in a process of its own; one that outlives TIMEOUT
+    fails the test with where it was: its last progress events (--log-json),
+    the Python stack of every thread (faulthandler, on SIGABRT) and the JVM
+    threads in Hadoop or Spark code (jstack), all written to TMP too. CI saw the
+    first run below pass the 900 s mark once (2026-11-28, stop 45) where it takes
+    under a minute here, with nothing to say where it hung."""
+    proc = subprocess.Popen([sys.executable, "-X", "faulthandler", "-m", "templatemine.cli", *args, "--log-json"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+        return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+    except subprocess.TimeoutExpired:
+        jvm = _jstack(proc.pid)
+        proc.send_signal(signal.SIGABRT)  # faulthandler writes every Python thread's stack to stderr
+        try:
+            out, err = proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)  # the driver's JVM too, which holds the pipes open
+            out, err = proc.communicate()
+        dump = tmp / f"hung-{args[0]}.txt"
+        dump.write_text(f"stdout:\n{out}\nstderr:\n{err}\njstack:\n{jvm}")
+        python = err[err.find("Fatal Python error"):] if "Fatal Python error" in err else err[-2000:]
+        ours = [block.splitlines()[:24] for block in jvm.split("\n\n")  # threads in HDFS, SQL or a task
+                if any(k in block for k in ("org.apache.hadoop.hdfs", "org.apache.spark.sql", "task launch"))]
+        log = CLUSTER_LOG[0].read_text()[-2000:] if CLUSTER_LOG else "(none)"
+        pytest.fail(f"templatemine {args[0]} still running after {timeout} s (all of it in {dump}).\n"
+                    f"last progress:\n{chr(10).join(out.splitlines()[-8:])}\npython:\n{python[:3000]}\n"
+                    f"jvm:\n{chr(10).join(line for block in ours[:6] for line in block)}\nMiniDFSCluster's log:\n{log}")
+
+
+def _jstack(pid: int) -> str:
+    """jstack of the JVMs PID started (Spark's driver), or why there is none."""
+    jstack = shutil.which("jstack") or (os.path.join(os.environ["JAVA_HOME"], "bin", "jstack")
+                                        if os.environ.get("JAVA_HOME") else None)
+    children = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout.split()
+    if not jstack or not children:
+        return f"no jstack ({jstack}) or no child process ({children})"
+    dumps = []
+    for child in children:
+        try:
+            dumps.append(subprocess.run([jstack, child], capture_output=True, text=True, timeout=60).stdout)
+        except subprocess.TimeoutExpired:
+            dumps.append(f"jstack {child}: no answer in 60 s")
+    return "\n".join(dumps)
 
 
 @pytest.fixture(scope="module")
@@ -52,6 +101,7 @@ def hdfs(tmp_path_factory):
     port, details = _free_port(), home / "details.json"
     classpath = os.pathsep.join([*sorted(glob.glob(os.path.join(JARS, "*.jar"))),
                                  os.path.join(os.path.dirname(pyspark.__file__), "jars", "*")])
+    CLUSTER_LOG[:] = [home / "cluster.log"]
     with open(home / "cluster.log", "w") as log:
         cluster = subprocess.Popen([java, "-cp", classpath, "org.apache.hadoop.mapreduce.MiniHadoopClusterManager",
                                     "-nomr", "-format", "-nnport", str(port), "-datanodes", "1",
@@ -72,11 +122,10 @@ def hdfs(tmp_path_factory):
             cluster.kill()
 
 
-def test_a_run_and_a_model_with_their_output_on_hdfs(spark, hdfs):
+def test_a_run_and_a_model_with_their_output_on_hdfs(spark, hdfs, tmp_path):
     out = f"{hdfs}/runs/a"
-    proc = subprocess.run([sys.executable, "-m", "templatemine.cli", "run", sample("iana.warc.gz"),
-                           sample("warcio-example-trunc.warc"), "--out", out, "--preset", "test",
-                           "--set", "clean.wet=false", "--quiet"], capture_output=True, text=True, timeout=900)
+    proc = _cli(["run", sample("iana.warc.gz"), sample("warcio-example-trunc.warc"), "--out", out, "--preset", "test",
+                 "--set", "clean.wet=false"], 900, tmp_path)
     assert proc.returncode == 0, proc.stderr[-3000:]
     manifest = json.loads(read_text(spark, f"{out}/manifest.json"))
     assert manifest["records"]["accounted"] and manifest["records"]["by_outcome"]["page"] == 17
@@ -87,8 +136,7 @@ def test_a_run_and_a_model_with_their_output_on_hdfs(spark, hdfs):
     assert not path_exists(spark, f"{out}/_staging")  # every stage committed and cleaned up
 
     # a detect that rewrites OUT removes the clean output of the templates it replaces, on HDFS too
-    again = subprocess.run([sys.executable, "-m", "templatemine.cli", "detect", out, "--mode", "global",
-                            "--preset", "test"], capture_output=True, text=True, timeout=600)
+    again = _cli(["detect", out, "--mode", "global", "--preset", "test"], 600, tmp_path)
     assert again.returncode == 0, again.stderr[-3000:]
     assert "removed the earlier clean.json, clean_pages, clean_links, report.html" in again.stdout + again.stderr
     assert not path_exists(spark, f"{out}/clean_pages") and path_exists(spark, f"{out}/template_pagelets")
@@ -140,7 +188,7 @@ def test_a_run_and_a_model_with_their_output_on_hdfs(spark, hdfs):
         conf.set("fs.defaultFS", default) if default else conf.unset("fs.defaultFS")
 
 
-def test_a_nightly_state_on_hdfs(spark, hdfs):
+def test_a_nightly_state_on_hdfs(spark, hdfs, tmp_path):
     """The nightly state on HDFS: its Delta tables, the night's work folder and the
     published night; the same input again is nothing new."""
     from templatemine.nightly.state import State
@@ -149,15 +197,14 @@ def test_a_nightly_state_on_hdfs(spark, hdfs):
     if not delta_jars_present():
         pytest.skip("no Delta jars (scripts/bootstrap fetches them)")
     state = f"{hdfs}/state"
-    night = [sys.executable, "-m", "templatemine.cli", "nightly", "--state", state, sample("iana.warc.gz"),
-             "--preset", "test", "--set", "clean.wet=false", "--quiet"]
-    first = subprocess.run(night, capture_output=True, text=True, timeout=900)
+    night = ["nightly", "--state", state, sample("iana.warc.gz"), "--preset", "test", "--set", "clean.wet=false"]
+    first = _cli(night, 900, tmp_path)
     assert first.returncode == 0, first.stderr[-3000:]
     nights = State(spark, state).nights()
     assert [n["seq"] for n in nights] == [1] and nights[0]["output"].startswith(f"{state}/nights/")
     assert State(spark, state).read_table("pages").count() == 16  # iana.warc.gz's 16 pages
     assert spark.read.parquet(f"{nights[0]['output']}/clean_pages").count() == 16
     assert not path_exists(spark, f"{state}/_work/{nights[0]['night']}")  # the night's scratch is gone
-    again = subprocess.run(night, capture_output=True, text=True, timeout=600)
+    again = _cli(night, 600, tmp_path)
     assert again.returncode == 0, again.stderr[-3000:]
     assert [n["night"] for n in State(spark, state).nights()] == [nights[0]["night"]]
