@@ -182,6 +182,11 @@ def summary_lines(manifest: dict) -> list[str]:
     ]
     for outcome, n in rec["by_outcome"].items():
         lines.append(f"    {outcome:<13}{n:>9}")
+    for twice in rec.get("counted_twice") or ():  # what made `accounted` false
+        lines.append(f"    counted twice: {twice['warc_file']} at offset {twice['warc_offset']} ({twice['rows']} rows)")
+    if rec.get("files_without_rows"):
+        lines.append(f"  files that gave no record (empty?): {rec['files_without_rows']}, e.g. "
+                     + ", ".join(rec["files_without_rows_sample"][:3]))
     share = links["internal_resolved_share"]
     lines += [
         f"  pages {rows['pages']}, links {rows['links']}, pagelets {rows['pagelets']}, "

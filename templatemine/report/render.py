@@ -242,7 +242,12 @@ def run_section(data: ReportData) -> str:
     accounted = rec.get("accounted")
     parts.append(f'<p>{fmt_int(rec.get("read"))} records read from {len(m.get("inputs") or [])} file(s), every one '
                  f'accounted for: <b>{"yes" if accounted else "NO"}</b>. Extract run <code>{esc(m.get("run_id"))}'
-                 f'</code>, started {esc(m.get("started_utc"))}.</p><div class="grid">')
+                 f'</code>, started {esc(m.get("started_utc"))}.</p>')
+    twice = rec.get("counted_twice") or []
+    if twice:  # what made `accounted` false
+        parts.append('<p class="note">Counted twice (two rows name one record): ' + ", ".join(
+            f'<code>{esc(t.get("warc_file"))}</code> at offset {t.get("warc_offset")}' for t in twice) + ".</p>")
+    parts.append('<div class="grid">')
     outcomes = sorted((rec.get("by_outcome") or {}).items(), key=lambda kv: -kv[1])
     parts.append(_table([("record outcome", False), ("records", True)],
                         [(esc(k), fmt_int(v)) for k, v in outcomes], "outcomes"))

@@ -174,12 +174,40 @@ def captures_of_files(paths: Iterator[str], config: ExtractConfig) -> Iterator[C
             yield _checked(Capture(raw, raw.outcome, raw.detail), config)
             continue
         with fh:
-            watched, said = _Watched(fh), False
-            for raw in iter_records(path, watched, config.max_payload_bytes):
+            watched, said, last = _Watched(fh), False, None
+            records = iter_records(path, watched, config.max_payload_bytes)
+            while True:
+                try:
+                    raw = next(records, None)
+                except OSError as exc:  # outside warcio's guarded loop (the format's first bytes, a
+                    # resync's search): one row for what is left of the file, not a failed task
+                    yield _checked(_read_failed(path, watched, last, exc), config)
+                    break
+                if raw is None:
+                    break
                 if watched.failure is not None and not said and raw.outcome == "malformed":
                     # the first malformed row after the failure is where the reader met it
                     raw.detail, said = f"{READ_FAILED}{raw.detail}", True
+                last = raw.offset
                 yield _checked(extract_capture(raw, parser), config)
+
+
+def _read_failed(path: str, fh, last: int | None, exc: OSError) -> Capture:
+    """The `malformed` row of a file whose read the file system failed where the
+    reader does not turn it into a row itself: at the byte the file had reached
+    (past the last row's offset, so no two rows share one), naming the file and
+    what was lost. A bad sector or one reset connection on a file's first read
+    failed the task, and so the whole local run (found in review, 2026-11-28)."""
+    try:
+        at = fh.tell()
+    except Exception:  # noqa: BLE001 - the stream that failed may not tell either
+        at = 0
+    if last is not None and at <= last:
+        at = last + 1
+    detail = (f"{READ_FAILED}{path} at byte {at}: {type(exc).__name__}: {exc}; "
+              f"the rest of the file was not read")
+    raw = RawRecord(path, at, None, outcome="malformed", detail=detail)
+    return Capture(raw, raw.outcome, raw.detail)
 
 
 def _checked(capture: Capture, config: ExtractConfig) -> Capture:
@@ -355,7 +383,7 @@ def _extract_into(spark, files, output: RunOutput, config: ExtractConfig, progre
 
     t = time.time()
     progress("[3/3] counting what was written")
-    counts = table_counts(spark, {name: output.staged(name) for name in S.EXTRACT_TABLES})
+    counts = table_counts(spark, {name: output.staged(name) for name in S.EXTRACT_TABLES}, [f.path for f in files])
     timings["counts_s"] = round(time.time() - t, 3)
     timings["total_s"] = round(time.time() - started, 3)
 
@@ -380,8 +408,19 @@ def _extract_into(spark, files, output: RunOutput, config: ExtractConfig, progre
     return manifest
 
 
-def table_counts(spark: SparkSession, paths: dict[str, str], sample: int = 20) -> dict:
-    """Counts for the manifest, from the written tables (never accumulators)."""
+def table_counts(spark: SparkSession, paths: dict[str, str], inputs: list[str] | None = None,
+                 sample: int = 20) -> dict:
+    """Counts for the manifest, from the written tables (never accumulators).
+
+    `records.accounted` is what the written table can show on its own: every row
+    has a known outcome and no two rows name one record (file and offset). It
+    was the sum of the outcome counts against itself, true whatever the reader
+    did; a record counted twice (a resync that found it again) now makes it
+    false, with the rows' keys in `records.counted_twice` (found in review,
+    2026-11-28). A record the reader stepped over without a row cannot show
+    here; the reader gives the bytes it skips a `malformed` row of their own.
+    INPUTS (the files read) name those that gave no row at all (an empty file,
+    or one of only empty gzip members) in `records.files_without_rows`."""
     records = spark.read.parquet(paths[S.RECORDS])
     flattened_page = (F.col("outcome") == PAGE) & F.col("detail").contains(FLATTENED)  # html/nesting.py
     outcomes = records.groupBy("outcome").agg(F.count("*").alias("n"),
@@ -389,6 +428,9 @@ def table_counts(spark: SparkSession, paths: dict[str, str], sample: int = 20) -
     by_outcome = {r["outcome"]: r["n"] for r in outcomes}
     n_flattened = sum(r["flattened"] for r in outcomes)
     read = sum(by_outcome.values())
+    twice = [dict(r.asDict()) for r in records.groupBy("warc_file", "warc_offset").agg(F.count("*").alias("rows"))
+             .where("rows > 1").orderBy("warc_file", "warc_offset").limit(sample).collect()]
+    with_rows = {r["warc_file"] for r in records.select("warc_file").distinct().collect()}
     rows = {name: spark.read.parquet(path).count() for name, path in paths.items()}
     links = spark.read.parquet(paths[S.LINKS])
     pages = spark.read.parquet(paths[S.PAGES])
@@ -401,7 +443,10 @@ def table_counts(spark: SparkSession, paths: dict[str, str], sample: int = 20) -
         "records": {
             "read": read,
             "by_outcome": {k: by_outcome.get(k, 0) for k in OUTCOMES if by_outcome.get(k, 0)},
-            "accounted": read == sum(by_outcome.get(k, 0) for k in OUTCOMES) and set(by_outcome) <= set(OUTCOMES),
+            "accounted": set(by_outcome) <= set(OUTCOMES) and not twice,
+            "counted_twice": twice,
+            "files_without_rows": len(set(inputs or ()) - with_rows),
+            "files_without_rows_sample": sorted(set(inputs or ()) - with_rows)[:sample],
         },
         "rows": rows,
         "links": {

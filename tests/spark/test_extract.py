@@ -166,6 +166,32 @@ def test_a_page_nested_too_deep_is_flattened_counted_and_keeps_its_links(spark, 
     assert t["records"].where("detail is not null and outcome = 'page'").count() == 1
 
 
+def test_accounted_is_false_when_two_rows_name_one_record(spark, tmp_path):
+    """`accounted` compared the sum of the outcome counts with itself: a record
+    counted twice (a reader's resync that found it again) left it true. It is
+    now false when two rows share a file and offset, and the manifest names
+    them; a file that gave no row (an empty one) is listed, not an error (found
+    in review, 2026-11-28)."""
+    from templatemine.tables.extract import table_counts
+
+    empty = tmp_path / "empty.warc"
+    empty.write_bytes(b"")
+    site = write_warc(str(tmp_path / "site.warc.gz"), small_site())
+    out = str(tmp_path / "out")
+    rec = run_extract(spark, expand_inputs([site, str(empty)]), out, ExtractConfig(), **QUIET)["records"]
+    assert rec["accounted"] and rec["counted_twice"] == []
+    assert rec["files_without_rows"] == 1 and rec["files_without_rows_sample"] == [str(empty)]
+    paths = {name: os.path.join(out, name) for name in S.EXTRACT_TABLES}
+    records = spark.read.parquet(paths[S.RECORDS])
+    first = records.orderBy("warc_offset").limit(1)
+    paths[S.RECORDS] = str(tmp_path / "twice")
+    records.unionByName(first).write.parquet(paths[S.RECORDS])
+    again = table_counts(spark, paths, [site])["records"]
+    offset = first.first()["warc_offset"]
+    assert not again["accounted"] and again["read"] == rec["read"] + 1
+    assert again["counted_twice"] == [{"warc_file": site, "warc_offset": offset, "rows": 2}]
+
+
 def test_malformed_samples_every_record_accounted(spark, tmp_path):
     files = expand_inputs([SAMPLES, sample("warcio-example-bad.warc.gz.bad")])
     out = str(tmp_path / "all")

@@ -33,3 +33,25 @@ def test_log_json_is_one_object_per_line_ending_with_the_summary():
     assert [e["event"] for e in events] == ["progress", "stage", "summary"]
     assert events[1]["pages_per_s"] == 35.19 and events[1]["rows_out"] == {"pages": 63, "links": 9443}
     assert events[2]["rows"] == {"pages": 63} and progress.stages[0]["stage"] == "extract"
+
+
+def test_the_summary_says_why_records_are_not_accounted_for():
+    """`accounted` false printed "NO" with nothing to say why; the records
+    counted twice and the files that gave no row are named."""
+    from templatemine.cli import summary_lines
+
+    manifest = {
+        "run_id": "r", "inputs": [{"path": "a.warc.gz"}, {"path": "b.warc"}], "out": "out",
+        "records": {"read": 3, "by_outcome": {"page": 3}, "accounted": False,
+                    "counted_twice": [{"warc_file": "a.warc.gz", "warc_offset": 512, "rows": 2}],
+                    "files_without_rows": 1, "files_without_rows_sample": ["b.warc"]},
+        "rows": {"pages": 3, "links": 0, "pagelets": 3},
+        "links": {"internal_resolved_share": None, "internal_resolved": 0, "internal": 0},
+        "pages": {"with_dup_of": 0},
+        "timings": {"read_parse_s": 1, "tables_s": 1, "counts_s": 1, "total_s": 3},
+        "malformed_sample": [], "flattened_sample": [],
+    }
+    lines = summary_lines(manifest)
+    assert "(every one accounted for: NO)" in lines[1]
+    assert "    counted twice: a.warc.gz at offset 512 (2 rows)" in lines
+    assert "  files that gave no record (empty?): 1, e.g. b.warc" in lines

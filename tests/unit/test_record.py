@@ -203,3 +203,47 @@ def test_a_read_the_file_system_fails_midway_is_said_as_such(tmp_path, monkeypat
         failed = [c for c in got if c.outcome == "malformed"]
         assert len(got) == len(clean) and Counter(c.outcome for c in got)["page"] == len(clean) - len(failed)
         assert failed and failed[0].raw.detail.startswith(X.READ_FAILED) and "Connection reset" in failed[0].raw.detail
+
+
+def test_a_read_the_file_system_fails_outside_the_record_loop_is_a_row_not_a_failed_task(tmp_path, monkeypatch):
+    """An OSError where the reader reads outside warcio's loop (the format's first
+    bytes, a resync's search for the next record) escaped as a bare OSError naming
+    neither file nor byte: the task failed, and with it the whole local run. It is
+    now the file's last row, READ_FAILED, naming the file and the byte (found in
+    review, 2026-11-28)."""
+    import io
+
+    import templatemine.tables.extract as X
+    from templatemine.config import ExtractConfig
+    from tests.warcgen import blog_site, write_warc
+
+    path = write_warc(str(tmp_path / "f.warc"), blog_site())
+    data = open(path, "rb").read()
+
+    class BadSector(io.BytesIO):  # bytes [lo, hi) cannot be read, as a bad disk sector (EIO)
+        def __init__(self, lo, hi):
+            super().__init__(data)
+            self.lo, self.hi = lo, hi
+
+        def read(self, n=-1):
+            start = self.tell()
+            end = start + (n if n is not None and n >= 0 else len(data))
+            if start < self.hi and end > self.lo and start < len(data):
+                raise OSError(5, "Input/output error")
+            return super().read(n)
+
+        def readinto(self, b):
+            got = self.read(len(b))
+            b[:len(got)] = got
+            return len(got)
+
+    clean = list(X.captures_of_files(iter([path]), ExtractConfig(nodes=False)))
+    for lo, hi in ((0, 1), (len(data) // 2, len(data) // 2 + 512)):
+        monkeypatch.setattr(X, "open_input", lambda p, lo=lo, hi=hi: BadSector(lo, hi))
+        got = list(X.captures_of_files(iter([path, path]), ExtractConfig(nodes=False)))  # the next file is read
+        failed = [c for c in got if c.raw.detail and c.raw.detail.startswith(X.READ_FAILED)]
+        assert len(failed) == 2 and all(c.outcome == "malformed" and f"{path} at byte" in c.raw.detail
+                                        and "Input/output error" in c.raw.detail for c in failed)
+        first = got[:len(got) // 2]
+        assert first[-1] is failed[0] and len(first) <= len(clean)
+        assert len({c.raw.offset for c in first}) == len(first)  # no two rows of the file at one offset

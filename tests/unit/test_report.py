@@ -287,3 +287,16 @@ def test_the_viewers_blank_test_is_pythons_whitespace():
     cls = re.search(r"/\[\^(.*?)\]/\.test\(text\)", body).group(1)
     blank = re.compile("[" + cls + "]")  # JS's \xNN and \uNNNN read the same in Python's re
     assert {c for c in map(chr, range(0x110000)) if blank.match(c)} == _PY_WHITESPACE
+
+
+def test_the_run_section_names_records_counted_twice():
+    """A manifest whose `accounted` is false says why: the records two rows name."""
+    from templatemine.report.render import run_section
+
+    data = _data()
+    data.manifest["records"].update(accounted=False, counted_twice=[
+        {"warc_file": "<b>a</b>.warc.gz", "warc_offset": 512, "rows": 2}])
+    html = run_section(data)
+    assert "accounted for: <b>NO</b>" in html
+    assert "Counted twice (two rows name one record): <code>&lt;b&gt;a&lt;/b&gt;.warc.gz</code> at offset 512." in html
+    assert "Counted twice" not in run_section(_data())
