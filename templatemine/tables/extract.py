@@ -418,7 +418,8 @@ def table_counts(spark: SparkSession, paths: dict[str, str], inputs: list[str] |
     did; a record counted twice (a resync that found it again) now makes it
     false, with the rows' keys in `records.counted_twice` (found in review,
     2026-11-28). A record the reader stepped over without a row cannot show
-    here; the reader gives the bytes it skips a `malformed` row of their own.
+    here; the reader gives the bytes it skips a `malformed` row of their own
+    (but for a gap in stream mode: README, Known gaps).
     INPUTS (the files read) name those that gave no row at all (an empty file,
     or one of only empty gzip members) in `records.files_without_rows`."""
     records = spark.read.parquet(paths[S.RECORDS])

@@ -39,7 +39,10 @@ what a crawl-scale reader needs:
   past the block's end (`_runs_past`; a record quoted in a page does not), it
   swallowed them: it is `malformed` and they are read; a file that ends inside
   a record's headers, which warcio takes for its end, gives that record a
-  `malformed` row;
+  `malformed` row; the record right after a block whose blank lines are
+  missing (`</html>WARC/1.0`, ARC with none) is read from the block's end
+  (after padding), and what lies between the block and the next record found
+  (an uncompressed file) is a `malformed` row;
 - a response whose URI's scheme is in capitals (`HTTP://`) has its HTTP
   headers parsed, which warcio skips;
 - a payload's transfer and content coding are decoded whatever their
@@ -49,13 +52,18 @@ what a crawl-scale reader needs:
   says is read as is, its detail saying so (Content-Type and sniffing then
   decide, as before), and a `br` body without brotli installed that does not
   sniff as HTML is `malformed`, its detail naming the coding;
-  a compressed body cut short keeps what decoded, and its detail says so;
+  a compressed body cut short keeps what decoded, and its detail says so (one
+  with nothing decoded, or a gzip body that does not decode at all, is
+  `malformed`); bytes of the block after the coded body ends (a CRLF after the
+  last chunk, padding) are no sign of a record cut short;
 - damaged compressed data (a gzip member cut short or corrupt, garbage between
   members or after the last one), met in either mode, is one `malformed` row
   (the record it cuts, or the damage itself where it cuts none), and reading
   resumes at the next gzip member that starts a record: the records after a
-  torn member are kept, none is counted twice. In stream mode, each record
-  that the zlib call meeting the damage inflated (its output, which zlib does
+  torn member are kept, none is counted twice (a gzip member that inflates to
+  nothing or blank lines, like BGZF's EOF block, is no damage; a record that
+  members split is read across them whatever its type). In stream mode, each
+  record that the zlib call meeting the damage inflated (its output, which zlib does
   not return, inflated again in small pieces) is a `malformed` row too.
 
 Nothing here imports pyspark: `iter_records` is the pure per-file function that
@@ -186,7 +194,7 @@ def _candidate(rec, path: str, offset: int, max_payload_bytes: int) -> RawRecord
         raw.outcome = "oversized"
         raw.detail = f"payload over {max_payload_bytes} bytes"
         return raw
-    missing = getattr(rec.raw_stream, "limit", 0)
+    missing = _unread(rec.raw_stream)
     if missing:  # the record ends before its Content-Length: truncated or split
         raise TruncatedRecord(f"record ends {missing} bytes before its declared Content-Length")
     if undecoded:  # a body in a content coding that does not decode, and no HTML as it is
@@ -206,6 +214,17 @@ def _candidate(rec, path: str, offset: int, max_payload_bytes: int) -> RawRecord
             return raw
     raw.payload = payload
     return raw
+
+
+def _unread(raw_stream) -> int:
+    """How many bytes of the block are missing: its length's rest that the
+    data does not hold. A decoder stops at the end of what it decodes (a
+    chunked body's last chunk, a gzip body's first member) with bytes of the
+    block left (a CRLF after the last chunk, padding, another member): those
+    are read first, and only a block the data ends inside is missing bytes."""
+    while getattr(raw_stream, "limit", 0) and raw_stream.read(1 << 16):
+        pass
+    return getattr(raw_stream, "limit", 0)
 
 
 def _coding(value: str | None) -> str:
@@ -229,6 +248,8 @@ def _payload(raw_stream, http, max_payload_bytes: int) -> tuple[bytes, str, bool
     chunked = _coding(http.get_header("Transfer-Encoding")).rsplit(",", 1)[-1].strip() == "chunked"
     if encoding not in ("gzip", "deflate", "br"):
         encoding = ""  # identity, or a coding warcio does not decode: the body as it is
+    # compressed bytes there to decode: an empty body (`0\r\n\r\n` chunked, a stray CRLF after it) is none
+    has_body = getattr(raw_stream, "limit", 1) > (7 if chunked else 0)
     if chunked:
         stream = ChunkedDataReader(raw_stream, decomp_type=encoding if encoding in ("gzip", "deflate") else None)
     elif encoding in ("gzip", "deflate"):
@@ -246,6 +267,11 @@ def _payload(raw_stream, http, max_payload_bytes: int) -> tuple[bytes, str, bool
         notes.insert(0, "Transfer-Encoding chunked, but the body is not chunked: read as is")
     if encoding in ("", "br"):
         return payload, "; ".join(notes), undecoded
+    if stream.decompressor is None and encoding == "gzip" and payload.startswith(GZIP_MAGIC[:2]):
+        # gzip data after all (a small body inflates in one call, so damage anywhere in it fails the
+        # first): it does not decode, and as it is it is no page
+        notes.append("Content-Encoding gzip: the compressed body is corrupt (it does not decode)")
+        return payload, "; ".join(notes), True
     if stream.decompressor is None:  # warcio: it failed on its first bytes; read as is, as before
         # (Content-Type and sniffing decide then: a crawl that stored bodies decoded and kept the
         # header has text/html pages opening with a long script, no HTML marker in the first KiB;
@@ -254,6 +280,10 @@ def _payload(raw_stream, http, max_payload_bytes: int) -> tuple[bytes, str, bool
     elif payload and len(payload) <= max_payload_bytes and not getattr(stream.decompressor, "eof", True):
         notes.append(f"Content-Encoding {encoding}: the compressed body is truncated or corrupt "
                      f"(the {len(payload)} bytes decoded kept)")
+    elif not payload and has_body and not getattr(stream.decompressor, "eof", True):
+        # cut (or damaged) before its first decoded byte: not an empty page
+        notes.append(f"Content-Encoding {encoding}: the compressed body is truncated or corrupt (nothing decoded)")
+        return payload, "; ".join(notes), True
     return payload, "; ".join(notes), False
 
 
@@ -307,6 +337,8 @@ def _unbrotli(stream, max_payload_bytes: int) -> tuple[bytes, str, bool]:
         return payload, "", False  # oversized: the caller says so
     if error is not None and not size:  # not brotli from its first byte: read as is
         return b"".join(read)[:limit], "Content-Encoding br, but the body is not br-compressed: read as is", False
+    if not payload and any(read) and not finished():  # cut before its first decoded byte: not an empty page
+        return payload, "Content-Encoding br: the compressed body is truncated or corrupt (nothing decoded)", True
     if error is not None or (payload and not finished()):
         return payload, (f"Content-Encoding br: the compressed body is truncated or corrupt "
                          f"(the {size} bytes decoded kept)"), False
@@ -398,7 +430,8 @@ class _Reading:
         self.checked: tuple[int, int | None] = (-1, None)  # the last member _records inflated, and its end
         self.record_end = -1  # stream mode: where the last WARC record begun ends, by its header
         self.stopped = -1  # where the last run that ended quietly would have read its next record
-        self.resync_from = -1  # after a record whose length is wrong: where to look for the next record
+        self.resync_from = -1  # after a record whose length is wrong: where to look for the next record ...
+        self.block_end = -1  # ... and where its block ends by its length
 
 
 def _malformed(path: str, offset: int, rec_type: str | None, exc_or_text, note: str = "") -> RawRecord:
@@ -633,6 +666,7 @@ def _records(path, it, state: _Reading, max_payload_bytes: int, base: int = 0, n
     ends quietly leaves `state.stopped` (where warcio would have read the next
     record; a record begins there if data does)."""
     pending: RawRecord | None = None
+    pending_rec = None  # warcio's record behind `pending`
     pending_previous = state.last_offset
     failure = None
     run_last = -1
@@ -663,7 +697,7 @@ def _records(path, it, state: _Reading, max_payload_bytes: int, base: int = 0, n
                 why = f"{why or _SWALLOWED}; a record starts inside it, at byte {at}"
             else:
                 resume = end  # (past any record its block quotes)
-                why += "; nothing after it lost" if kind else ""
+                why += "; nothing after it lost" if kind and not _after_block(plain, end, state.fmt)[1] else ""
         elif kind != _CUT and pending.payload is not None and _payload_is_block_tail(rec):
             inside = _payload_record(pending.payload, state.fmt, to_end=bool(kind))
             if inside is not None:  # stream mode: a page whose payload holds a record's header
@@ -682,7 +716,30 @@ def _records(path, it, state: _Reading, max_payload_bytes: int, base: int = 0, n
             log.warning("%s: record at offset %d: %s", path, pending.offset, why)
             pending.detail = f"{pending.detail}; {why}" if pending.detail else why
         failure = (position, why)
-        state.resync_from = resume
+        state.resync_from, state.block_end = resume, end
+        return True
+
+    def split_off():  # read member by member, when warcio failed on what follows the pending record
+        """Whether the pending record ends before its length with its gzip
+        member, which inflates whole, and warcio fails on the next member: its
+        second half (a record whose length is only wrong is followed by one
+        warcio reads). A page read whole raises TruncatedRecord; a record whose
+        payload is not read (a request, a 404, an image, an oversized page) is
+        checked here, else its second half became a `malformed` row of its own.
+        Not handed out then: the run fails with _SPLIT at it, and stream mode
+        reads it."""
+        nonlocal pending, failure
+        if members is None or pending is None or pending.outcome == "malformed" or \
+                not getattr(pending_rec.raw_stream, "limit", 0):
+            return False
+        end = _member_end(members, pending.offset)
+        state.checked = (pending.offset, end)
+        if end is None:  # a member cut short or corrupt: reported as such
+            return False
+        failure = (pending.offset, _SPLIT)
+        state.yielded -= 1
+        state.last_offset = pending_previous
+        pending = None
         return True
 
     try:
@@ -699,6 +756,9 @@ def _records(path, it, state: _Reading, max_payload_bytes: int, base: int = 0, n
                 failure = (offset, f"non-chunked gzip: a record at no gzip member start ({offset})")
                 break
             kind, wrong = _header_unusable(rec, base + it.offset, starts)
+            if kind and members is not None and _past_empty_members(members, offset) > offset:
+                break  # a gzip member of blank lines only, which warcio reads as a record: none (the
+                # reading goes on after it, _after_quiet_end)
             if kind:
                 # warcio reads a WARC record without its (mandatory) length to the end of the
                 # stream (or of its gzip member, records after it in the member with it), and
@@ -731,14 +791,16 @@ def _records(path, it, state: _Reading, max_payload_bytes: int, base: int = 0, n
             if pending is not None:
                 state.last_malformed = pending.outcome == "malformed"
                 yield pending
-            pending, pending_previous = raw, previous
+            pending, pending_previous, pending_rec = raw, previous, rec
             if members is None:
                 unended = (rec, base + it.offset, it.err_count, block_end)
     except Exception as exc:
         offset = it.offset if isinstance(it.offset, int) else 0
         failure = base + offset, f"{type(exc).__name__}: {exc}"
         check_unended(failed=True)  # (a length too large makes warcio fail in what it swallowed)
-        if members is not None and "non-chunked gzip" not in failure[1] and \
+        if split_off():
+            pass  # (warcio failed on the split record's second half)
+        elif members is not None and "non-chunked gzip" not in failure[1] and \
                 _inside_last_member(members, failure[0], run_last, pending, base, state):
             # warcio failed inside a member that holds more than one record, before it
             # handed out a record at no member start, at an offset it made up (negative,
@@ -878,15 +940,25 @@ def _after_run(path, fh, pos: int, state: _Reading, failure, gzipped: bool, max_
         # reported with it: warcio read on into the next members as if they
         # were its data, so `bad` may lie past records never read
         bad = last
-    # after a record whose length is wrong (_records' check_unended): from where it says
-    start, state.resync_from = (max(state.resync_from - 1, pos + 1) if state.resync_from >= 0
-                                else max(bad, pos) + 1), -1
-    nxt = find_next_record(fh, start, gzipped, state.fmt)
-    if gzipped and bad != last and not _junk_between(fh, bad, nxt):
+    junk = False
+    if not gzipped and state.resync_from > pos and state.resync_from == state.block_end:  # after a record
+        # whose length is wrong, at its block's end (check_unended): a record may follow it with no line end
+        start, state.resync_from = state.resync_from, -1
+        nxt, junk = _after_block(fh, start, state.fmt)
+    else:  # (or from where check_unended says)
+        start, state.resync_from = (max(state.resync_from - 1, pos + 1) if state.resync_from >= 0
+                                    else max(bad, pos) + 1), -1
+        nxt = find_next_record(fh, start, gzipped, state.fmt)
+    if gzipped and bad != last and not _junk_between(fh, _past_empty_members(fh, bad), nxt):
         return nxt  # zero padding between members or after the last (gzip.GzipFile skips it too)
     if bad != state.last_offset:  # not already reported as a damaged payload
         yield _malformed(path, bad, None, message)
         state.last_offset = bad
+        state.last_malformed = True
+    if junk:  # what lies between that block and the next record is not lost without a row
+        yield _malformed(path, start, None, f"{(nxt if nxt is not None else fh.seek(0, io.SEEK_END)) - start} "
+                         f"bytes after the block of the record at byte {bad} start no record")
+        state.last_offset = start
         state.last_malformed = True
     if gzipped and (nxt is None or _member_start(fh, bad) and _member_holds_more(fh, bad, state.fmt)):
         # no later gzip member starts a record: members split mid-record ("wrong
@@ -894,6 +966,23 @@ def _after_run(path, fh, pos: int, state: _Reading, failure, gzipped: bool, max_
         # by member they were lost with it): decompress on across member boundaries
         return (yield from _stream_mode(path, fh, bad, state, max_payload_bytes, resync=True))
     return nxt
+
+
+_PADDING = b"\0\r\n\t "  # what may lie between records: zeros, blank lines a writer left
+
+
+def _after_block(fh: BinaryIO, end: int, fmt: str | None) -> tuple[int | None, bool]:
+    """Where the next record starts after a block that ends at byte `end` of an
+    uncompressed file, and whether anything but padding lies before it. A
+    record line needs a line end before it (`find_next_record`), but the one
+    after a block whose blank lines are missing or damaged (`</html>WARC/1.0`,
+    a lone CR; ARC may have none) starts at `end`, after padding at most."""
+    head = _peek(fh, end, 4096)
+    at = end + len(head) - len(head.lstrip(_PADDING))
+    if at < end + len(head) and _plausible_at(fh, at, False, fmt):
+        return at, False
+    nxt = find_next_record(fh, end - 1, False, fmt)
+    return nxt, _junk_between(fh, end, nxt)
 
 
 def _member_holds_more(fh: BinaryIO, at: int, fmt: str | None) -> bool:
@@ -965,12 +1054,35 @@ def _after_quiet_end(path: str, fh: BinaryIO, pos: int, state: _Reading, max_pay
     else:  # the last record's member is whole (_records checked it): the damage starts where it ends
         end = state.checked[1] if state.checked[0] == last else _member_end(fh, last)
         at = end if end is not None else last + 1
+    at = _past_empty_members(fh, at)
     if not _junk_between(fh, at, nxt):  # nothing lost: the end of the file, or zero padding before nxt
         return nxt
     yield _malformed(path, at, None, f"damaged gzip data from byte {at} (a gzip member cut short or corrupt, "
                      f"or garbage)", f"reading resumes at the next record, byte {nxt}" if nxt is not None else "")
     state.last_offset = at
     return nxt
+
+
+def _past_empty_members(fh: BinaryIO, at: int) -> int:
+    """The first byte from `at` on that is not in a whole gzip member that
+    inflates to nothing or padding only (or in padding between such members):
+    an empty member is valid gzip (`cat a.warc.gz empty.gz`, BGZF's EOF block),
+    no damage, but warcio ends quietly at it as at one it cannot inflate, or
+    reads one after zero padding as a record."""
+    while True:
+        head = _peek(fh, at, 4096)
+        member = at + len(head) - len(head.lstrip(_PADDING))  # (padding before it, up to 4 KiB)
+        if _peek(fh, member, 3) != GZIP_MAGIC:
+            return at
+        pieces = _inflate_member(fh, member)
+        try:
+            while not next(pieces).strip(_PADDING):
+                pass
+            return at  # it inflates to something
+        except StopIteration as end:
+            if end.value is None:
+                return at  # cut short or corrupt
+            at = end.value
 
 
 def _junk_between(fh: BinaryIO, at: int, until: int | None) -> bool:
@@ -1007,8 +1119,8 @@ class _Prefixed(io.RawIOBase):
         return len(data)
 
 
-def _skip_to_record(stream, fmt: str | None = None, starts: list[int] | None = None,
-                    base: int = 0) -> tuple[io.BufferedReader | None, int]:
+def _skip_to_record(stream, fmt: str | None = None, starts: list[int] | None = None, base: int = 0,
+                    line_start: bool = True, block_end: int | None = None) -> tuple[io.BufferedReader | None, int]:
     """Consume `stream` up to the next line that starts a WARC record (`WARC/`)
     or an ARC record (its five fields), of format `fmt` if given; return a
     stream positioned there and the number of bytes skipped (None at EOF).
@@ -1017,17 +1129,23 @@ def _skip_to_record(stream, fmt: str | None = None, starts: list[int] | None = N
     `stream` is read) and `base` (the stream position of `stream`'s first
     byte), a member whose first bytes start a record is a place to resume as
     well, as `find_next_record` takes it: junk with no line end at the end of
-    the member before glues itself to that record's first line."""
+    the member before glues itself to that record's first line. `line_start`:
+    a line starts at `base` (the byte before it is a line end: else, after a
+    failure at base - 1, the failed record would be read again from its second
+    byte on); `block_end`: the stream position where the block of a record
+    whose blank lines are missing ends, a place to resume after padding."""
     line = _RECORD_LINES[fmt]
     skipped = 0
     tail = b""
-    from_ = 0  # where a line may start in `data` (1: not at 0, which goes on a line of the last block)
+    from_ = 0 if line_start else 1  # where a line may start in `data` (1: not at 0, which goes on a line)
     while True:
         block = stream.read(1 << 16)
         data = tail + block
         member, cut = _member_record(data, base + skipped, starts, fmt, final=not block)
+        after, after_cut = _record_after(data, base + skipped, block_end, fmt, final=not block)
+        cut = min((x for x in (cut, after_cut) if x is not None), default=None)
         found = line.search(data, from_)  # (at the end, in what a cut kept back)
-        i = min((x for x in (found.start() if found else None, member) if x is not None), default=None)
+        i = min((x for x in (found.start() if found else None, member, after) if x is not None), default=None)
         if i is not None and (cut is None or i < cut):
             return io.BufferedReader(_Prefixed(data[i:], stream), 1 << 16), skipped + i
         if not block:
@@ -1039,6 +1157,21 @@ def _skip_to_record(stream, fmt: str | None = None, starts: list[int] | None = N
             keep, from_ = len(data) - cut, 1
         skipped += len(data) - keep
         tail = data[len(data) - keep:]
+
+
+def _record_after(data: bytes, at: int, block_end: int | None, fmt: str | None,
+                  final: bool) -> tuple[int | None, int | None]:
+    """The index of `data` (stream position `at` on) where a record starts
+    right after the padding that follows stream position `block_end` (None:
+    none), and the index of `block_end` when the 4 KiB after the padding are
+    not all there yet (unless `final`), as `_member_record` has them."""
+    i = -1 if block_end is None else block_end - at
+    if not 0 <= i < len(data):
+        return None, None
+    j = len(data) - len(data[i:].lstrip(_PADDING))
+    if j + 4096 > len(data) and not final and j - i < 4096:
+        return None, i
+    return (j, None) if _is_record_start(data[j:j + 4096], fmt) else (None, None)
 
 
 def _member_record(data: bytes, at: int, starts: list[int] | None, fmt: str | None,
@@ -1384,13 +1517,16 @@ def _stream_mode(path, fh, start: int, state: _Reading, max_payload_bytes: int, 
     numbering = _Numbering(start)
     if state.last_offset >= start:  # reported before this read began (a damage row must not take it again)
         numbering.used.add(state.last_offset)
+    block_end = None  # after a record whose length is wrong: where its block ends (a record may follow it
+    # there, with no line end before it)
     while True:
-        members, at = numbering.restart(fh, resume_at)
+        members, at = numbering.restart(fh, resume_at - 1 if resync else resume_at)
         where = functools.partial(numbering.offset, members)
         gz = io.BufferedReader(members, _STREAM_BUFFER)
-        _discard(gz, resume_at - at)
-        if resync:
-            stream, skipped = _skip_to_record(gz, state.fmt, members.starts, resume_at)
+        if resync:  # the byte before `resume_at`: does a line start there? (not a byte past a record's start)
+            _discard(gz, resume_at - 1 - at)
+            line_start = gz.read(1) == b"\n"
+            stream, skipped = _skip_to_record(gz, state.fmt, members.starts, resume_at, line_start, block_end)
         else:
             stream, skipped = io.BufferedReader(_Prefixed(b"", gz), 1 << 16), 0
         failure = None
@@ -1441,6 +1577,7 @@ def _stream_mode(path, fh, start: int, state: _Reading, max_payload_bytes: int, 
             return None
         # (after a record whose length is wrong, from where _records' check_unended says)
         resume_at = state.resync_from if state.resync_from > position else position + 1
+        block_end = state.block_end if state.resync_from > position else None
         resync, expect_record, state.resync_from = True, False, -1
 
 

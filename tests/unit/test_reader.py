@@ -1146,3 +1146,148 @@ def test_a_br_body_is_never_inflated_past_max_payload_bytes(tmp_path, monkeypatc
     for layout, caps in _captures(tmp_path, records, "bomb", max_payload_bytes=1000).items():
         assert [c.outcome for c in caps] == ["oversized", "page"] and caps[0].raw.payload is None, layout
         assert [p.text for p in caps[1].pagelets] == ["Hello world"], layout
+
+
+# Fourth review (2026-11-28): separators, records split across gzip members, empty members, codings.
+
+@pytest.mark.parametrize("sep", [b"", b"\r", b"\t"])
+def test_a_record_right_after_a_block_without_its_blank_lines_is_read(tmp_path, sep):
+    """A block followed by the next record with no line end between them
+    (`</html>WARC/1.0`, a lone CR or tab for the blank lines): reading resumed
+    at the block's end, but looked for a record line after a line end only, so
+    that record was lost and warcio's failure on it taken for the previous
+    record's, whose detail said "nothing after it lost"."""
+    rnd = __import__("random").Random(11)
+    records = [_raw_warc(i, _page(rnd, 40).rstrip(b"\n")) for i in range(3)]
+    records[0] = records[0][:-4] + sep
+    for layout, recs in _layouts(tmp_path, records, "sep").items():
+        if layout == "members":  # (each record its own member: nothing to find)
+            continue
+        assert _pages(recs) == [f"https://x.example/p{i}" for i in range(3)], (layout, [r.detail for r in recs])
+        assert len(recs) == 3 and len({r.offset for r in recs}) == 3, layout
+
+
+def test_arc_records_with_no_line_end_between_them_are_all_read(tmp_path):
+    """ARC allows no blank line between records: with none and no line end at
+    the end of a body, each record after the first was lost (2 rows for 5)."""
+    arc = _arc(4)
+    records = [arc[0]] + [_arc_length(r.replace(b"</html>\n", b"</html>"), -1)[:-1] for r in arc[1:]]
+    path = tmp_path / "nosep.arc"
+    path.write_bytes(b"".join(records))
+    recs = read(str(path))
+    assert len(recs) == 5 and _pages(recs) == [f"http://x.example/p{i}" for i in range(4)]
+
+
+def test_junk_after_a_block_without_its_blank_lines_has_a_row(tmp_path):
+    """What lies between such a block and the next record found is no record:
+    it has a `malformed` row, and the record's detail no longer says nothing
+    after it was lost."""
+    rnd = __import__("random").Random(12)
+    records = [_raw_warc(i, _page(rnd, 40).rstrip(b"\n")) for i in range(3)]
+    records[0] = records[0][:-4] + b"some junk that is no record\r\n\r\n"
+    recs = _layouts(tmp_path, records, "junk")["plain"]
+    assert _pages(recs) == [f"https://x.example/p{i}" for i in range(3)]
+    assert [r.outcome for r in recs] == [None, "malformed", None, None]
+    assert "nothing after it lost" not in recs[0].detail and "start no record" in recs[1].detail
+
+
+@pytest.mark.parametrize("sep", [b"\r\n\r", b"\r\n\r\n\r"])
+def test_a_byte_before_a_records_first_line_does_not_count_it_twice(tmp_path, sep):
+    """One junk byte before a record's first line, in a file gzipped as one
+    stream: warcio fails on it (one row), and the search resumed one byte on
+    took that byte's position for a line start, so the record was read again
+    (4 rows for 3 records)."""
+    rnd = __import__("random").Random(13)
+    records = [_raw_warc(i, _page(rnd, 40)) for i in range(3)]
+    records[0] = records[0][:-4] + sep
+    for layout, recs in _layouts(tmp_path, records, "byte").items():
+        assert len(recs) == 3 and len({r.offset for r in recs}) == 3, (layout, [r.detail for r in recs])
+        assert _pages(recs)[-1] == "https://x.example/p2", layout
+
+
+@pytest.mark.parametrize("kind", ["image", "404", "request", "oversized"])
+def test_a_non_page_record_split_across_gzip_members_has_one_row(tmp_path, kind):
+    """Members that split a record whose payload is not read (an image, a 404,
+    a request, a page over max_payload_bytes): only a page read whole switched
+    to reading across members, so the record's second half was a `malformed`
+    row of its own (5 rows for 4 records)."""
+    import gzip
+    import random
+
+    rnd = random.Random(14)
+    middle = {"image": lambda: _raw_warc(1, bytes(rnd.randrange(256) for _ in range(4000)), ctype=b"image/png"),
+              "404": lambda: _raw_warc(1, _page(rnd, 400)).replace(b"200 OK", b"404 Not Found", 1),
+              "request": lambda: b"WARC/1.0\r\nWARC-Type: request\r\nWARC-Target-URI: https://x.example/p1\r\n"
+                                 b"Content-Length: 4034\r\n\r\nGET /p1 HTTP/1.1\r\nCookie: " + b"c" * 4000 +
+                                 b"\r\n\r\n\r\n\r\n",
+              "oversized": lambda: _raw_warc(1, _page(rnd, 3000))}[kind]()
+    records = [_raw_warc(0, _page(rnd, 40)), middle, _raw_warc(2, _page(rnd, 40)), _raw_warc(3, _page(rnd, 40))]
+    half = len(middle) // 2
+    parts = [records[0], middle[:half], middle[half:], records[2], records[3]]
+    path = tmp_path / "split.warc.gz"
+    path.write_bytes(b"".join(gzip.compress(p, mtime=0) for p in parts))
+    recs = read(str(path), max_payload_bytes=5000)
+    assert len(recs) == 4 and len({r.offset for r in recs}) == 4, [(r.outcome, r.detail) for r in recs]
+    assert "malformed" not in {r.outcome for r in recs}
+    assert _pages(recs) == [f"https://x.example/p{i}" for i in (0, 2, 3)]
+
+
+@pytest.mark.parametrize("tail", ["empty", "bgzf", "zeros-bgzf", "blank", "blank-middle"])
+def test_an_empty_gzip_member_is_no_damage(tmp_path, tail):
+    """A valid gzip member that inflates to nothing after the last record
+    (`cat a.warc.gz empty.gz`; BGZF's EOF block) was a `malformed` row saying
+    the gzip data is damaged; after zero padding, or one of blank lines only
+    (which warcio reads as a record without a length), a `malformed` row too."""
+    import gzip
+
+    bgzf_eof = bytes.fromhex("1f8b08040000000000ff0600424302001b0003000000000000000000")
+    extra = {"empty": gzip.compress(b"", mtime=0), "bgzf": bgzf_eof, "zeros-bgzf": b"\0" * 3 + bgzf_eof,
+             "blank": gzip.compress(b"\r\n", mtime=0) + b"\0" * 3 + bgzf_eof,
+             "blank-middle": gzip.compress(b"\r\n\r\n", mtime=0)}[tail]
+    members = _members(3, words=40)
+    at = 1 if tail == "blank-middle" else 3
+    path = tmp_path / "x.warc.gz"
+    path.write_bytes(b"".join(members[:at]) + extra + b"".join(members[at:]))
+    recs = read(str(path))
+    assert [r.outcome for r in recs] == [None] * 3, [r.detail for r in recs]
+
+
+def test_a_body_its_decoder_ends_before_the_block_does_is_complete(tmp_path):
+    """A chunked body with a CRLF after its last chunk, a gzip body followed by
+    zero padding: the decoder stops before the block's end, and the bytes it
+    left were taken for a record cut short (`TruncatedRecord`; in a .warc.gz
+    the rest of the file then read as one stream)."""
+    big = _page(__import__("random").Random(15), 3000)
+    records = [_http_warc(0, [_HTML_CT, (b"Transfer-Encoding", b"chunked")], _chunked(_HELLO) + b"\r\n"),
+               _http_warc(1, [_HTML_CT, (b"Content-Encoding", b"gzip")], _gz(big) + b"\0" * 20000),
+               _http_warc(2, [_HTML_CT], _HELLO)]
+    for layout, recs in _layouts(tmp_path, records, "early").items():
+        assert [r.outcome for r in recs] == [None] * 3, (layout, [r.detail for r in recs])
+        assert recs[1].payload == big, layout
+        assert layout == "stream" or not any("read across" in r.detail for r in recs), layout
+
+
+def test_a_compressed_body_damaged_before_anything_decodes_is_malformed_and_says_so(tmp_path):
+    """A compressed body cut before its first decoded byte was `empty` with no
+    detail; a small gzip body with one byte flipped (it fails in the first
+    zlib call) said it was not gzip-compressed. An empty body stays `empty`."""
+    page = b"<html><body>" + b"".join(b"<p>paragraph %d of the page</p>" % i for i in range(200)) + b"</body></html>"
+    flipped = bytearray(_gz(page))
+    flipped[len(flipped) // 2] ^= 0xFF
+    bodies = [(b"gzip", _gz(page)[:40], "truncated or corrupt"), (b"gzip", bytes(flipped), "corrupt"),
+              (b"deflate", __import__("zlib").compress(page)[:10], "truncated or corrupt")]
+    try:
+        import brotli
+        bodies.append((b"br", brotli.compress(page)[:20], "truncated or corrupt"))
+    except ImportError:
+        pass
+    records = [_http_warc(i, [_HTML_CT, (b"Content-Encoding", coding)], body) for i, (coding, body, _) in
+               enumerate(bodies)]
+    records += [_http_warc(10, [_HTML_CT, (b"Content-Encoding", b"gzip")], b""),
+                _http_warc(11, [_HTML_CT, (b"Content-Encoding", b"gzip"), (b"Transfer-Encoding", b"chunked")],
+                           b"0\r\n\r\n")]
+    for layout, recs in _layouts(tmp_path, records, "undecoded").items():
+        assert [r.outcome for r in recs] == ["malformed"] * len(bodies) + ["empty"] * 2, (layout, [r.detail for r in recs])
+        for r, (coding, _, words) in zip(recs, bodies):
+            assert f"Content-Encoding {coding.decode()}: the compressed body is {words}" in r.detail, layout
+            assert "not gzip-compressed" not in r.detail
