@@ -26,7 +26,7 @@ from templatemine.config import PageLevelConfig, parse_bands
 from templatemine.pagelevel.features import (FEATURES, FORMAT, N_FEATURES, node_features_mismatch,
                                              set_aside_message)
 from templatemine.pagelevel.model import LATEST, LOCAL_FILES, ModelFiles, PageModel, subtree_labels
-from templatemine.tables.output import MANIFEST, qualified, read_text, replace_text, require_tables
+from templatemine.tables.output import MANIFEST, qualified, read_json, read_text, replace_text, require_tables
 
 
 class UntrainableBand(ValueError):
@@ -84,8 +84,7 @@ def judgeable_nodes(spark: SparkSession, out: str, stage: str,
       column came while the format was 2, so such a row is of format 2 or older
       (it was judged when its count was right, which format 3 kept at 43)."""
     out = out.rstrip("/")
-    text = read_text(spark, f"{out}/{MANIFEST}")
-    record = json.loads(text).get("node_features") if text else None
+    record = (read_json(spark, f"{out}/{MANIFEST}") or {}).get("node_features")
     why = node_features_mismatch(record)
     if why:
         raise ValueError(f"{out}: {stage}: {why}")

@@ -84,8 +84,7 @@ class UnreadableFile(ValueError):
 def extract_config(spark: SparkSession, out: str) -> dict:
     """The settings OUT's tables were extracted with (its manifest's config);
     {} for an output without a manifest."""
-    text = read_text(spark, f"{out.rstrip('/')}/{MANIFEST}")
-    return json.loads(text).get("config", {}) if text else {}
+    return (read_json(spark, f"{out.rstrip('/')}/{MANIFEST}") or {}).get("config", {})
 
 
 def require_tables(spark: SparkSession, out: str, names: tuple[str, ...], stage: str) -> None:
@@ -114,6 +113,28 @@ def read_text(spark: SparkSession, path: str) -> str | None:
     """PATH's text (UTF-8) on whatever file system its scheme names; None if
     there is no such file."""
     return RunOutput(spark, path, "io").read_text(path)
+
+
+def read_json(spark: SparkSession, path: str) -> dict | None:
+    """PATH's JSON object (a manifest, a stage's summary); None if there is no
+    such file; UnreadableFile naming PATH if it is not a JSON object (a write
+    cut short, an edit by hand): one line, not json's traceback (found in
+    review, 2026-11-28)."""
+    return parse_json(read_text(spark, path), path)
+
+
+def parse_json(text: str | None, path: str) -> dict | None:
+    """TEXT (read from PATH) as a JSON object; None for None; UnreadableFile
+    naming PATH otherwise."""
+    if text is None:
+        return None
+    try:
+        document = json.loads(text)
+    except ValueError as exc:
+        raise UnreadableFile(f"cannot read {path} (not JSON: {exc})") from None
+    if not isinstance(document, dict):
+        raise UnreadableFile(f"cannot read {path} (not a JSON object)")
+    return document
 
 
 def replace_text(spark: SparkSession, path: str, text: str) -> None:
@@ -279,10 +300,9 @@ class RunOutput:
     def _record_stage(self, manifest: dict) -> None:
         """OUT/manifest.json (the extract's) also lists every later stage's run
         id, row counts and timings, so one file tells what OUT holds."""
-        text = self.read_text(self.final(MANIFEST))
-        if text is None:
+        main = parse_json(self.read_text(self.final(MANIFEST)), self.final(MANIFEST))
+        if main is None:
             return
-        main = json.loads(text)
         summary = {k: manifest[k] for k in ("run_id", "mode", "rows", "timings", "wet") if k in manifest}
         main.setdefault("stages", {})[manifest.get("stage", "?")] = summary
         self._replace(MANIFEST, main)
@@ -292,10 +312,9 @@ class RunOutput:
         by _record_stage once the stage's tables are all in place): a commit
         that fails or is killed half way left it naming the run before, beside
         that run's tables partly replaced and no `<stage>.json`."""
-        text = self.read_text(self.final(MANIFEST))
-        if text is None:
+        main = parse_json(self.read_text(self.final(MANIFEST)), self.final(MANIFEST))
+        if main is None:
             return
-        main = json.loads(text)
         if stage not in (main.get("stages") or {}):
             return
         del main["stages"][stage]

@@ -17,7 +17,6 @@ template tokens, node level); "etdm+global" removes what either detector finds.
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import asdict
 from typing import Callable
@@ -28,8 +27,8 @@ from pyspark.sql import functions as F
 from templatemine.clean.clean import clean_links, clean_pages
 from templatemine.config import CleanConfig, DetectConfig
 from templatemine.tables.cache import persisted, released
-from templatemine.tables.output import (AFTER_DETECT, RunOutput, extract_config, new_run_id, path_exists, read_text,
-                                       require_tables)
+from templatemine.tables.output import (AFTER_DETECT, RunOutput, extract_config, new_run_id, parse_json, path_exists,
+                                       read_json, require_tables)
 from templatemine.templates.detect import (GLOBAL, LOCAL, evidence_filter, global_template_pagelets,
                                            local_template_pagelets, template_id, templates_table)
 
@@ -165,7 +164,7 @@ def run_clean(spark: SparkSession, out: str, progress: Callable[[str], None] = p
               config: CleanConfig = CleanConfig()) -> dict:
     started = time.time()
     output = RunOutput(spark, out, new_run_id())
-    detected = json.loads(output.read_text(output.final("detect.json")) or "{}")
+    detected = parse_json(output.read_text(output.final("detect.json")), output.final("detect.json")) or {}
     judged = _page_level(spark, output, out, detected, progress)
     alone = judged_alone(spark, out, judged)
     require_tables(spark, out, ("pages", "pagelets", "links", *(() if alone else (TEMPLATE_PAGELETS,))), "clean")
@@ -258,7 +257,7 @@ def current_judgement(spark: SparkSession, out: str, progress: Callable[[str], N
     detect (pagelevel.json names detect's run) or with no detect at all; None
     otherwise."""
     return _page_level(spark, RunOutput(spark, out.rstrip("/"), "read"), out.rstrip("/"),
-                       json.loads(read_text(spark, f"{out.rstrip('/')}/detect.json") or "{}"), progress)
+                       read_json(spark, f"{out.rstrip('/')}/detect.json") or {}, progress)
 
 
 def _page_level(spark, output: RunOutput, out: str, detected: dict, progress):
@@ -266,7 +265,7 @@ def _page_level(spark, output: RunOutput, out: str, detected: dict, progress):
     (pagelevel.json names detect's run); None otherwise."""
     from templatemine.pagelevel.stage import PAGE_TEMPLATENESS
 
-    judged = json.loads(output.read_text(output.final("pagelevel.json")) or "{}")
+    judged = parse_json(output.read_text(output.final("pagelevel.json")), output.final("pagelevel.json")) or {}
     if not judged:
         return None
     # (a judgement naming a detect whose detect.json is gone is no longer OUT's either)

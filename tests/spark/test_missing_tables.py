@@ -111,6 +111,14 @@ def test_the_cli_prints_one_line_and_exits_2(tmp_path):
     assert done.returncode == 2, done.stderr[-2000:]
     assert f"templatemine: cannot read {unreadable}/manifest.json (java.io.FileNotFoundException: " in done.stderr
     assert "Traceback" not in done.stderr
+    # ... and one cut short (a write killed half way, an edit by hand): one line too (before: json's traceback)
+    (unreadable / "manifest.json").rmdir()
+    (unreadable / "manifest.json").write_text('{"config": {"nodes": ')
+    done = subprocess.run([sys.executable, "-m", "templatemine.cli", "detect", str(unreadable), "--preset", "test",
+                           "--quiet"], capture_output=True, text=True)
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert f"templatemine: cannot read {unreadable}/manifest.json (not JSON: Expecting value: line 1" in done.stderr
+    assert "Traceback" not in done.stderr
 
 
 def test_an_output_judged_page_by_page_alone_is_cleaned_without_a_site_level_run(spark, tmp_path):

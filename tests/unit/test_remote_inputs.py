@@ -189,3 +189,15 @@ def test_an_hdfs_client_that_cannot_start_says_what_it_needs(monkeypatch):
         with pytest.raises(OSError, match=r"hdfs://nn:8020/crawl/a.warc.gz: pyarrow's HDFS client did not start "
                                           r"\(Unable to load libjvm\); .*libhdfs.so.*hadoop classpath --glob"):
             call("hdfs://nn:8020/crawl/a.warc.gz")
+
+
+def test_a_manifest_that_is_not_a_json_object_is_one_line_naming_it():
+    """OUT's manifests (manifest.json, detect.json, pagelevel.json) cut short or
+    edited by hand gave json's traceback (found in review, 2026-11-28)."""
+    from templatemine.tables.output import UnreadableFile, parse_json
+
+    assert parse_json(None, "o/manifest.json") is None and parse_json('{"a": 1}', "o/manifest.json") == {"a": 1}
+    for text, why in (('{"a": ', "not JSON: Expecting value: line 1 column 7"), ("[1]", "not a JSON object")):
+        with pytest.raises(UnreadableFile) as err:
+            parse_json(text, "o/detect.json")
+        assert str(err.value).startswith(f"cannot read o/detect.json ({why}")
