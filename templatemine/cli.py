@@ -3,7 +3,8 @@
     templatemine extract INPUT... --out OUT     WARC -> records, pages, links, pagelets
     templatemine detect OUT [--mode M]          -> templates, template_pagelets
     templatemine clean OUT                      -> clean_pages, clean_links
-    templatemine run INPUT... --out OUT         all three (+ the page-level model: --pagelevel)
+    templatemine run INPUT... --out OUT         all three, the page-level model (--pagelevel: auto by
+                                                default, site: none) and OUT/report.html
     templatemine pagelevel OUT [--pagelevel M]  -> page_templateness (the model's judgement of pages)
     templatemine train OUT... --model DIR       a templateness model from site-level runs' labels
     templatemine density OUT                    OUT/density/: Kohlschuetter's Fig. 1 and Table 1 (PNG, HTML)
@@ -18,7 +19,7 @@
     templatemine related URL OUT                pages co-cited with URL within non-template pagelets
     templatemine priority OUT                   -> crawl_priority (URLs linked only from removed pagelets rank lower)
 
-Common options: --master M, --conf k=v, --preset, --config FILE, --set extract.k=4,
+Common options: --master M, --conf k=v, --preset, --config FILE, --set SECTION.NAME=VALUE (extract.k=4),
 --quiet (only the summary), --log-json (one JSON object per line).
 """
 
@@ -33,7 +34,7 @@ import sys
 from dataclasses import replace
 
 from templatemine.config import CHOICES
-from templatemine.warc.inputs import InputError, UnwritableOutput, check_output, expand_inputs
+from templatemine.warc.inputs import InputError, UnwritableOutput, check_output, expand_inputs, local_file
 
 MODES = list(CHOICES[("detect", "mode")])
 PAGELEVEL_MODES = list(CHOICES[("pagelevel", "mode")])
@@ -43,9 +44,10 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--master", help="Spark master (default: local[*], or spark-submit's)")
     parser.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", help="Spark conf, repeatable")
     parser.add_argument("--preset", help="config preset: local, test, cluster (default: --config's, else local)")
-    parser.add_argument("--config", help="TOML file with [extract], [detect], [clean] and [spark] tables (see conf/)")
-    parser.add_argument("--set", action="append", default=[], metavar="extract.NAME=VALUE",
-                        help="override one config field, repeatable")
+    parser.add_argument("--config", help="TOML file with [extract], [detect], [clean], [pagelevel], [distill] "
+                                         "and [spark] tables, and an optional preset = \"...\" (see conf/)")
+    parser.add_argument("--set", action="append", default=[], metavar="SECTION.NAME=VALUE",
+                        help="override one config field (e.g. extract.k=4), repeatable")
     parser.add_argument("--quiet", action="store_true", help="print only the summary")
     parser.add_argument("--log-json", action="store_true",
                         help="machine-readable: one JSON object per line on stdout (progress, stages, summary)")
@@ -61,10 +63,12 @@ def build_parser() -> argparse.ArgumentParser:
     extract.add_argument("--fail-fast", action="store_true", help="stop at the first malformed record")
     _common(extract)
 
-    run = sub.add_parser("run", help="extract, detect and clean in one go")
-    run.add_argument("inputs", nargs="+", metavar="INPUT")
-    run.add_argument("--out", required=True)
-    run.add_argument("--fail-fast", action="store_true")
+    run = sub.add_parser("run", help="extract, detect, the page-level model (--pagelevel), clean and "
+                                     "OUT/report.html in one go")
+    run.add_argument("inputs", nargs="+", metavar="INPUT",
+                     help="WARC/ARC files, directories, globs or manifests (local, file://, hdfs://, s3a://)")
+    run.add_argument("--out", required=True, help="output folder (local, hdfs://, s3a://)")
+    run.add_argument("--fail-fast", action="store_true", help="stop at the first malformed record")
     run.add_argument("--mode", choices=MODES, help="template detector (default: config's, auto)")
     run.add_argument("--pagelevel", choices=PAGELEVEL_MODES,
                      help="site: templates only; page: the model only; hybrid: templates, then the model; "
@@ -147,7 +151,7 @@ def build_parser() -> argparse.ArgumentParser:
     related = sub.add_parser("related", help="pages co-cited with URL (Dean & Henzinger, section 4 case 3)")
     related.add_argument("url", metavar="URL")
     related.add_argument("out", metavar="OUT")
-    related.add_argument("-n", type=int, default=20, help="how many (default 20)")
+    related.add_argument("-n", type=_count, default=20, help="how many (default 20)")
     related.add_argument("--unit", choices=["pagelet", "page"], default="pagelet",
                          help="count co-citation within one pagelet (default) or anywhere on a page (classic)")
     related.add_argument("--keep-templates", action="store_true",
@@ -161,14 +165,71 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _count(text: str) -> int:
+    """A non-negative int (`related -n -1` reached DataFrame.limit(-1))."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {value}")
+    return value
+
+
 def _spark_conf(items: list[str]) -> dict:
+    """--conf KEY=VALUE items; a ValueError (exit 2, before Spark starts) for one without `=` or a key."""
     conf = {}
     for item in items:
         key, sep, value = item.partition("=")
-        if not sep:
-            raise SystemExit(f"templatemine: --conf {item!r} is not KEY=VALUE")
+        if not sep or not key.strip():
+            raise ValueError(f"--conf {item!r} is not KEY=VALUE")
         conf[key.strip()] = value
     return conf
+
+
+def _check_folder(path: str | None, label: str) -> None:
+    """Before Spark starts: an empty OUT (an unset $OUT) or a local one that is a
+    file started Spark and ended in a Py4J traceback (found in review)."""
+    from urllib.parse import urlsplit
+
+    from templatemine.spark import under_spark_submit
+
+    if path is None:
+        return
+    local = local_file(path)
+    if not path.strip() or (local is not None and not local.strip()):
+        raise ValueError(f"{label} is empty{' (' + repr(path) + ')' if path else ''}: an unset variable?")
+    if urlsplit(path).scheme == "" and under_spark_submit():
+        return  # a path without a scheme is on fs.defaultFS there (HDFS on YARN), not the driver's disk
+    if local is not None and os.path.isfile(local):
+        raise ValueError(f"{'' if label == 'OUT' else label + ' '}{path}: is a file, not a folder")
+
+
+def _check_json(path: str | None) -> None:
+    """--json FILE is written after the whole computation: a missing folder lost the results to a traceback."""
+    if path is None:
+        return
+    if not path.strip():
+        raise ValueError(f"--json {path!r}: empty file name")
+    if os.path.isdir(path):
+        raise ValueError(f"--json {path}: is a folder, not a file")
+    folder = os.path.dirname(path) or "."
+    if not os.path.isdir(folder):
+        raise ValueError(f"--json {path}: no such folder {folder}")
+
+
+def check_args(args) -> None:
+    """The arguments' checks that need no Spark: a ValueError says what is wrong (exit 2)."""
+    _spark_conf(args.conf)
+    if args.command in ("extract", "run"):
+        _check_folder(args.out, "--out")
+    elif getattr(args, "out", None) is not None:
+        _check_folder(args.out, "OUT")
+    for out in getattr(args, "outs", None) or ():
+        _check_folder(out, "OUT")
+    for name in ("model", "state", "dest"):
+        _check_folder(getattr(args, name, None), f"--{name}")
+    _check_json(getattr(args, "json", None))
 
 
 def summary_lines(manifest: dict) -> list[str]:
@@ -222,6 +283,10 @@ def _load(args):
     explicit = "extract.nodes" in given
     if args.command == "run" and config.pagelevel.mode == "site" and not explicit:  # no model, no need for nodes
         config = replace(config, extract=replace(config.extract, nodes=False))
+    if args.command == "run" and config.pagelevel.mode != "site" and not config.extract.nodes:
+        # else extract and detect ran (a minute, or hours) before "no nodes table for page-level detection"
+        raise ValueError(f"extract.nodes=false needs --pagelevel site (pagelevel mode {config.pagelevel.mode} "
+                         f"judges the nodes table)")
     return config
 
 
@@ -234,7 +299,7 @@ def _session(args, config, name):
     # the preset's or config file's [spark]: spark-submit's --conf wins over them; and under
     # spark-submit with neither --preset nor --config, the implied `local` preset's table (a
     # laptop's 8 shuffle partitions) is no choice of the user's: Spark's own defaults stand
-    chosen = args.preset is not None or getattr(args, "config", None)
+    chosen = args.preset is not None or getattr(args, "config", None) is not None
     table = config.spark if chosen or not under_spark_submit() else {}
     defaults = {key: value for key, value in table.items() if key not in conf}
     # Spark's console progress bar is for a person at a terminal; it would garble logs, cron mail and JSON
@@ -256,6 +321,7 @@ def run_command(args) -> int:
             files = expand_inputs([*args.inputs, *args.manifest], missing)
         if args.command == "evaluate":
             args.out, args.golds = _evaluate_paths(args)
+        check_args(args)
         if args.command in ("run", "clean") and config.clean.wet:
             # an OUT whose scheme Python's tasks cannot write (wasb://, oss://) fails now, in one line,
             # not at clean's WET files after extract and detect have run (clean checks again, after
@@ -290,7 +356,7 @@ def run_command(args) -> int:
         if files is not None:
             manifest = run_extract(spark, files, args.out, config.extract, progress)
             progress.stage("extract", manifest["records"]["read"], manifest["timings"]["total_s"],
-                           {k: manifest["rows"][k] for k in ("pages", "links", "pagelets")})
+                           {k: manifest["rows"][k] for k in ("pages", "links", "pagelets")}, unit="records")
             summary += summary_lines(manifest)
             document["extract"] = manifest
         n_pages = _pages_in(spark, args.out) if args.command in ("run", "detect", "clean") else 0
@@ -317,6 +383,9 @@ def run_command(args) -> int:
             from templatemine.pagelevel.stage import run_pagelevel
 
             run_pagelevel(spark, args.out, config.pagelevel, progress)  # site: drops an earlier judgement
+            if args.command == "pagelevel":  # said nothing at all, not even with --log-json
+                summary.append(f"pagelevel: site mode: no page-level judgement in {args.out}")
+                document["pagelevel"] = {"mode": "site", "out": args.out, "rows": {"page_templateness": 0}}
         if args.command in ("run", "clean"):
             cleaned = run_clean(spark, args.out, progress, config.clean)
             progress.stage("clean", n_pages, cleaned["timings"]["total_s"], cleaned["rows"])
@@ -406,12 +475,11 @@ def clean_lines(cleaned: dict, out: str) -> list[str]:
 
 def _pages_in(spark, out: str) -> int:
     """Pages the detect and clean stages read: the extract manifest's count (no Spark job)."""
-    from templatemine.tables.output import path_exists
+    from templatemine.tables.output import path_exists, read_json
 
-    path = os.path.join(out, "manifest.json")
-    if os.path.isfile(path):
-        with open(path) as fh:
-            return int(json.load(fh).get("rows", {}).get("pages", 0))
+    manifest = read_json(spark, f"{out.rstrip('/')}/manifest.json")  # one that is no JSON: one line, exit 2
+    if manifest is not None:
+        return int((manifest.get("rows") or {}).get("pages", 0))
     pages = f"{out.rstrip('/')}/pages"
     # remote OUT: one count; none at all: the stage itself says what is missing
     return spark.read.parquet(pages).count() if path_exists(spark, pages) else 0
@@ -510,9 +578,9 @@ def _graph_command(spark, args, config, progress) -> int:
         result = stage.run_priority(spark, args.out, config.distill, progress)
         progress.stage("priority", result["rows"]["crawl_priority"], result["timings"]["total_s"], result["rows"])
         lines = stage.priority_lines(result)
+    progress.summary(lines, result)  # shown before the file is written: a write that fails loses nothing
     if getattr(args, "json", None):
         stage.write_json(args.json, result)
-    progress.summary(lines, result)
     return 0
 
 
@@ -584,13 +652,13 @@ def _evaluate(spark, args, progress=None) -> None:
     document = {name: {"mean_f1": r["mean_f1"], "per_file": {k: vars(v) for k, v in r["per_file"].items()}}
                 for name, r in results.items()} | {"missing_peers": missing,
                                                    "gold_pages": len(urls), "gold_pages_in_out": found}
-    if args.json:
-        with open(args.json, "w") as fh:
-            json.dump(document, fh, indent=1)
-    if progress is None:
+    if progress is None:  # shown before the file is written: a write that fails loses nothing
         print("\n".join(lines))
     else:
         progress.summary(lines, {"command": "evaluate", "evaluate": document})
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(document, fh, indent=1)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -418,20 +418,21 @@ def load_config(preset: str | None = None, path: str | None = None, overrides: l
     give (not the preset's), from this one read of the file: a command that
     changes a default must not override what the user wrote."""
     data: dict = {}
-    if path:
-        with open(path, "rb") as fh:
-            try:
-                data = tomllib.load(fh)
-            except tomllib.TOMLDecodeError as exc:  # its message has the line, not the file
-                raise ValueError(f"{path}: {exc}") from None
+    if path is not None:  # `--config ""` (an unset variable) was no file at all, silently
+        data = _read_toml(path)
     named = data.pop("preset", None)
+    # `--preset ""` or a file's `preset = ""` / `preset = []` silently meant local (found in review)
+    if preset is not None and (not isinstance(preset, str) or not preset.strip()):
+        raise ValueError(f"--preset {preset!r}: not a preset name (known: {', '.join(PRESETS)})")
+    if named is not None and (not isinstance(named, str) or not named.strip()):
+        raise ValueError(f"--config {path}: preset = {named!r} is not a preset name (known: {', '.join(PRESETS)})")
     if preset is not None and named is not None and preset != named:
         raise ValueError(f"--preset {preset} but {path} says preset = {named!r}: drop one")
-    preset = preset or named or "local"
+    preset = preset if preset is not None else named if named is not None else "local"
     if preset not in PRESETS:
         raise ValueError(f"{path + ': ' if named else ''}unknown preset {preset!r} (known: {', '.join(PRESETS)})")
     config = PRESETS[preset]
-    if path:
+    if path is not None:
         for section in (*_SECTIONS, "spark"):  # `extract = 3` was an AttributeError's traceback
             if not isinstance(data.get(section, {}), dict):
                 raise ValueError(f"{path}: {section} must be a table ([{section}]), not {data[section]!r}")
@@ -449,6 +450,28 @@ def load_config(preset: str | None = None, path: str | None = None, overrides: l
         if given is not None:
             given.add(f"{section}.{name}")
     return config
+
+
+def _read_toml(path: str) -> dict:
+    """The --config file's tables; every failure one ValueError naming the file
+    (a missing file, a UTF-16 one and a TOML error did not). A leading UTF-8 BOM
+    (Windows editors) is accepted."""
+    if not path.strip():
+        raise ValueError(f"--config {path!r}: empty file name")
+    try:
+        with open(path, "rb") as fh:  # read once: a FIFO too
+            raw = fh.read()
+    except OSError as exc:
+        raise ValueError(f"--config {path}: {exc.strerror or exc}") from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"--config {path}: not UTF-8 text (byte {raw[exc.start]:#04x} at offset {exc.start}; "
+                         f"UTF-16? save it as UTF-8)") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:  # its message has the line, not the file; "FILE: " as the
+        raise ValueError(f"{path}: {exc}") from None  # file's other errors (a bad value, an unknown section)
 
 
 def _override(item: str) -> tuple[str, str, str]:

@@ -15,10 +15,10 @@ import time
 from typing import TextIO
 
 
-def stage_line(name: str, pages_in: int, seconds: float, rows_out: dict) -> str:
+def stage_line(name: str, pages_in: int, seconds: float, rows_out: dict, unit: str = "pages") -> str:
     rate = pages_in / seconds if seconds > 0 else 0.0
     rows = ", ".join(f"{k} {v}" for k, v in rows_out.items())
-    return f"stage {name}: {pages_in} pages in, {seconds:.1f} s, {rate:.1f} pages/s -> {rows}"
+    return f"stage {name}: {pages_in} {unit} in, {seconds:.1f} s, {rate:.1f} {unit}/s -> {rows}"
 
 
 class Progress:
@@ -38,15 +38,17 @@ class Progress:
         elif not self.quiet:
             print(message, file=self.stream, flush=True)
 
-    def stage(self, name: str, pages_in: int, seconds: float, rows_out: dict) -> None:
-        """One line per finished stage: pages in, pages/s, rows out."""
-        record = {"stage": name, "pages_in": pages_in, "seconds": round(seconds, 3),
-                  "pages_per_s": round(pages_in / seconds, 2) if seconds > 0 else None, "rows_out": rows_out}
+    def stage(self, name: str, pages_in: int, seconds: float, rows_out: dict, unit: str = "pages") -> None:
+        """One line per finished stage: pages in, pages/s, rows out. UNIT names what
+        was counted in: extract counts the records it read ("records": `records_in`,
+        `records_per_s` in JSON), not pages."""
+        record = {"stage": name, f"{unit}_in": pages_in, "seconds": round(seconds, 3),
+                  f"{unit}_per_s": round(pages_in / seconds, 2) if seconds > 0 else None, "rows_out": rows_out}
         self.stages.append(record)
         if self.json_lines:
             self.event({"event": "stage", **record})
         elif not self.quiet:
-            print(stage_line(name, pages_in, seconds, rows_out), file=self.stream, flush=True)
+            print(stage_line(name, pages_in, seconds, rows_out, unit), file=self.stream, flush=True)
 
     def summary(self, lines: list[str], document: dict) -> None:
         """The run's summary: always shown (also with --quiet); as JSON, the whole document."""

@@ -165,7 +165,7 @@ def create_output(path: str) -> BinaryIO:
     of a local path, is local (it was written to `./file:/x`); any other scheme
     goes to pyarrow, or is an error naming PATH (`check_output`), never a
     local file."""
-    local = _local_file(path)
+    local = local_file(path)
     if local is not None:
         os.makedirs(os.path.dirname(local) or ".", exist_ok=True)
         return open(local, "wb")
@@ -181,13 +181,13 @@ def check_output(path: str) -> None:
     does not (wasb://, oss://, alluxio://...) fails the stage before any of its
     tables is moved into OUT, instead of each task writing somewhere else."""
     scheme = urlsplit(path).scheme.lower()
-    if _local_file(path) is None and scheme not in OUTPUT_SCHEMES:
+    if local_file(path) is None and scheme not in OUTPUT_SCHEMES:
         raise UnwritableOutput(f"{path}: cannot write files from Python tasks to {scheme}:// (local paths, file:, "
                       f"{', '.join(s + '://' for s in OUTPUT_SCHEMES)}); choose another OUT, or set "
                       "clean.wet=false")
 
 
-def _local_file(path: str) -> str | None:
+def local_file(path: str) -> str | None:
     """The local file PATH names: PATH itself without a scheme, the path of
     `file:///x`, `file://host/x` or `file:/x` (Hadoop's qualified local path,
     one slash: `local_path` leaves it as it is); None for another scheme."""

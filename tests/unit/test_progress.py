@@ -55,3 +55,25 @@ def test_the_summary_says_why_records_are_not_accounted_for():
     assert "(every one accounted for: NO)" in lines[1]
     assert "    counted twice: a.warc.gz at offset 512 (2 rows)" in lines
     assert "  files that gave no record (empty?): 1, e.g. b.warc" in lines
+
+
+def test_extract_counts_records_not_pages():
+    """The extract stage gets the records it read: "pages in" was wrong (found in review)."""
+    out = io.StringIO()
+    Progress(stream=out).stage("extract", 461, 13.1, {"pages": 63}, unit="records")
+    assert out.getvalue() == "stage extract: 461 records in, 13.1 s, 35.2 records/s -> pages 63\n"
+    out = io.StringIO()
+    progress = Progress(json_lines=True, stream=out)
+    progress.stage("extract", 461, 13.1, {"pages": 63}, unit="records")
+    event = json.loads(out.getvalue())
+    assert event["records_in"] == 461 and event["records_per_s"] == 35.19 and "pages_in" not in event
+    assert progress.stages[0]["records_in"] == 461
+
+
+def test_the_cli_counts_extract_in_records():
+    import inspect
+
+    from templatemine import cli
+
+    assert 'progress.stage("extract", manifest["records"]["read"]' in inspect.getsource(cli.run_command)
+    assert 'unit="records")' in inspect.getsource(cli.run_command)
