@@ -29,7 +29,7 @@ from pyspark.sql.types import (ArrayType, BooleanType, FloatType, IntegerType, L
 from templatemine.config import PageLevelConfig
 from templatemine.pagelevel.model import PageModel, Scoring, judge_page, load_model, subtree_labels
 from templatemine.pagelevel.train import judgeable_nodes, model_files
-from templatemine.tables.output import AFTER_DETECT, RunOutput, new_run_id, parse_json, path_exists, require_tables
+from templatemine.tables.output import AFTER_DETECT, RunOutput, new_run_id, path_exists, require_tables
 
 PAGE_TEMPLATENESS = "page_templateness"
 SITE, PAGE, HYBRID, AUTO = "site", "page", "hybrid", "auto"
@@ -250,7 +250,7 @@ def run_pagelevel(spark: SparkSession, out: str, config: PageLevelConfig = PageL
     for m in by_mode.values():
         m.pop("mode")
         m["mean_sections"] = round(m["mean_sections"] or 0.0, 2)
-    detected = parse_json(output.read_text(output.final("detect.json")), output.final("detect.json")) or {}
+    detected = output.read_json(output.final("detect.json")) or {}
     manifest = {"stage": "pagelevel", "run_id": output.run_id, "out": out, "model": model.version,
                 **({"trained": trained} if trained is not None else {}),
                 "detect_run_id": detected.get("run_id"),

@@ -28,7 +28,7 @@ from pyspark.sql import functions as F
 
 from templatemine.report.density import MAX_BIN, WRAP_WIDTH
 from templatemine.report.render import ReportData, SiteRow, ViewerPage, render_report
-from templatemine.tables.output import RunOutput, parse_json, path_exists, require_tables
+from templatemine.tables.output import RunOutput, path_exists, require_tables
 from templatemine.templates.stage import current_judgement, no_members, removed_pagelets
 
 REPORT = "report.html"
@@ -74,8 +74,8 @@ class _FS:
         self.fs = self.Path(out).getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())
         self.text = RunOutput(spark, out, "report")
 
-    def read_text(self, path: str) -> str | None:
-        return self.text.read_text(path)
+    def read_json(self, path: str) -> dict | None:
+        return self.text.read_json(path)
 
     def exists(self, path: str) -> bool:
         return bool(self.fs.exists(self.Path(path)))
@@ -108,7 +108,7 @@ def gather_report(spark: SparkSession, out: str, *, max_sites: int = 100, per_si
     require_tables(spark, out, ("pages",), "report")
     fs = _FS(spark, out)
     has = {name: fs.exists(f"{out}/{name}") for name in ("pages", "pagelets", "templates", "template_pagelets", "clean_pages")}
-    manifest = parse_json(fs.read_text(f"{out}/manifest.json"), f"{out}/manifest.json") or {}
+    manifest = fs.read_json(f"{out}/manifest.json") or {}
     data = ReportData(out=out, manifest=manifest, generated_utc=datetime.now(timezone.utc).strftime(
         "%Y-%m-%d %H:%M:%S UTC"))
     if not has["pages"]:

@@ -429,7 +429,7 @@ def table_counts(spark: SparkSession, paths: dict[str, str], inputs: list[str] |
     by_outcome = {r["outcome"]: r["n"] for r in outcomes}
     n_flattened = sum(r["flattened"] for r in outcomes)
     read = sum(by_outcome.values())
-    twice = [dict(r.asDict()) for r in records.groupBy("warc_file", "warc_offset").agg(F.count("*").alias("rows"))
+    twice = [r.asDict() for r in records.groupBy("warc_file", "warc_offset").agg(F.count("*").alias("rows"))
              .where("rows > 1").orderBy("warc_file", "warc_offset").limit(sample).collect()]
     with_rows = {r["warc_file"] for r in records.select("warc_file").distinct().collect()}
     rows = {name: spark.read.parquet(path).count() for name, path in paths.items()}

@@ -120,7 +120,7 @@ def read_json(spark: SparkSession, path: str) -> dict | None:
     such file; UnreadableFile naming PATH if it is not a JSON object (a write
     cut short, an edit by hand): one line, not json's traceback (found in
     review, 2026-11-28)."""
-    return parse_json(read_text(spark, path), path)
+    return RunOutput(spark, path, "io").read_json(path)
 
 
 def parse_json(text: str | None, path: str) -> dict | None:
@@ -192,6 +192,10 @@ class RunOutput:
             stream.write(bytearray(text.encode("utf-8")))
         finally:
             stream.close()
+
+    def read_json(self, path: str) -> dict | None:
+        """PATH's JSON object; None if there is no such file (parse_json)."""
+        return parse_json(self.read_text(path), path)
 
     def read_text(self, path: str) -> str | None:
         """PATH's text exactly (UTF-8, one round trip for the bytes); None if
@@ -300,7 +304,7 @@ class RunOutput:
     def _record_stage(self, manifest: dict) -> None:
         """OUT/manifest.json (the extract's) also lists every later stage's run
         id, row counts and timings, so one file tells what OUT holds."""
-        main = parse_json(self.read_text(self.final(MANIFEST)), self.final(MANIFEST))
+        main = self.read_json(self.final(MANIFEST))
         if main is None:
             return
         summary = {k: manifest[k] for k in ("run_id", "mode", "rows", "timings", "wet") if k in manifest}
@@ -312,7 +316,7 @@ class RunOutput:
         by _record_stage once the stage's tables are all in place): a commit
         that fails or is killed half way left it naming the run before, beside
         that run's tables partly replaced and no `<stage>.json`."""
-        main = parse_json(self.read_text(self.final(MANIFEST)), self.final(MANIFEST))
+        main = self.read_json(self.final(MANIFEST))
         if main is None:
             return
         if stage not in (main.get("stages") or {}):

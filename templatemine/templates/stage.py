@@ -27,7 +27,7 @@ from pyspark.sql import functions as F
 from templatemine.clean.clean import clean_links, clean_pages
 from templatemine.config import CleanConfig, DetectConfig
 from templatemine.tables.cache import persisted, released
-from templatemine.tables.output import (AFTER_DETECT, RunOutput, extract_config, new_run_id, parse_json, path_exists,
+from templatemine.tables.output import (AFTER_DETECT, RunOutput, extract_config, new_run_id, path_exists,
                                        read_json, require_tables)
 from templatemine.templates.detect import (GLOBAL, LOCAL, evidence_filter, global_template_pagelets,
                                            local_template_pagelets, template_id, templates_table)
@@ -164,7 +164,7 @@ def run_clean(spark: SparkSession, out: str, progress: Callable[[str], None] = p
               config: CleanConfig = CleanConfig()) -> dict:
     started = time.time()
     output = RunOutput(spark, out, new_run_id())
-    detected = parse_json(output.read_text(output.final("detect.json")), output.final("detect.json")) or {}
+    detected = output.read_json(output.final("detect.json")) or {}
     judged = _page_level(spark, output, out, detected, progress)
     alone = judged_alone(spark, out, judged)
     require_tables(spark, out, ("pages", "pagelets", "links", *(() if alone else (TEMPLATE_PAGELETS,))), "clean")
@@ -265,7 +265,7 @@ def _page_level(spark, output: RunOutput, out: str, detected: dict, progress):
     (pagelevel.json names detect's run); None otherwise."""
     from templatemine.pagelevel.stage import PAGE_TEMPLATENESS
 
-    judged = parse_json(output.read_text(output.final("pagelevel.json")), output.final("pagelevel.json")) or {}
+    judged = output.read_json(output.final("pagelevel.json")) or {}
     if not judged:
         return None
     # (a judgement naming a detect whose detect.json is gone is no longer OUT's either)
