@@ -211,12 +211,20 @@ def node_features_mismatch(record: dict | None) -> str | None:
 def set_aside_message(set_aside: dict) -> str:
     """One line for the pages a nightly snapshot's check set aside
     (`{"pages": n, "formats": {format or "unknown": pages}}`, from
-    `train.judgeable_nodes`): the stage's progress and the run's summary say it
-    in the same words."""
-    return (f"{set_aside['pages']} page(s) set aside, their nodes of other features than this templatemine's "
-            f"(format {FORMAT}, {N_FEATURES}): "
-            + ", ".join(f"format {k}: {v}" for k, v in set_aside["formats"].items())
-            + "; cleaned by the site-level templates until captured again")
+    `train.judgeable_nodes`), and those the page-level stage set aside for a
+    NaN or infinite feature (`non_finite`, `non_finite_sample`: its URLs):
+    the stage's progress and the run's summary say it in the same words."""
+    formats = set_aside.get("formats") or {}
+    other = (f"their nodes of other features than this templatemine's (format {FORMAT}, {N_FEATURES}): "
+             + ", ".join(f"format {k}: {v}" for k, v in formats.items())) if formats else ""
+    n = set_aside.get("non_finite") or 0
+    sample = set_aside.get("non_finite_sample") or []
+    odd = (f"{n} with a node feature that is not a finite number (NaN or infinite): {', '.join(sample)}"
+           f"{' ...' if n > len(sample) else ''}") if n else ""
+    if other and odd:
+        other = f"{set_aside['pages'] - n} with {other[len('their '):]}"
+    return (f"{set_aside['pages']} page(s) set aside, " + "; ".join(p for p in (other, odd) if p)
+            + "; cleaned by the site-level templates" + (" until captured again" if formats else ""))
 
 
 class DomNode(NamedTuple):

@@ -35,6 +35,10 @@ PAGE_TEMPLATENESS = "page_templateness"
 SITE, PAGE, HYBRID, AUTO = "site", "page", "hybrid", "auto"
 RUN_MODEL = "run"  # pagelevel.model: train on this run's own site-level labels
 MODES = (SITE, PAGE, HYBRID, AUTO)
+# a judged row's mode for a page not judged, a feature of one of its nodes NaN or infinite
+# (set aside by run_pagelevel: such a score cannot be smoothed, and it failed the whole stage)
+NON_FINITE = "non_finite"
+SAMPLE_PAGES = 5  # set-aside pages named in the manifest and the summary
 
 JUDGED_SCHEMA = StructType([
     StructField("page_key", LongType(), False),
@@ -99,6 +103,8 @@ def _judge_group(model: PageModel, scoring: Scoring):
                              f"takes {n_features} per node: these nodes come from another templatemine's extract; "
                              "extract again")
         features = features.reshape(n, n_features)
+        if not np.isfinite(features).all():
+            return _not_judged(int(pdf["page_key"].iat[0]))
         texts = pdf["text"].tolist()
         parent = pdf["parent"].to_numpy()
         forced = own_site = content = None
@@ -133,6 +139,34 @@ def _judge_group(model: PageModel, scoring: Scoring):
         })
 
     return judge
+
+
+def _not_judged(page_key: int) -> pd.DataFrame:
+    """The row of a page with a NaN or infinite feature: mode NON_FINITE, which
+    run_pagelevel counts and drops, so clean takes the page's text from the
+    site-level templates."""
+    return pd.DataFrame({
+        "page_key": [page_key], "mode": [NON_FINITE], "clean_text": [""], **{k: [0] for k in (
+            "tokens", "template_tokens", "site_template_tokens", "unlikely_tokens", "outside_article_tokens",
+            "n_sections")},
+        "template_pagelets": [[]], "x": [np.zeros(0, np.float32)], "y": [np.zeros(0, np.float32)],
+        "template": [np.zeros(0, bool)]})
+
+
+def _drop_not_judged(output: RunOutput, written: DataFrame, pages: DataFrame, set_aside: dict, n: int,
+                     progress: Callable[[str], None]) -> dict:
+    """Drop the NON_FINITE rows from the staged page_templateness (a second
+    write, only when there are any) and add them to `set_aside`
+    (`non_finite`: pages, `non_finite_sample`: the first URLs)."""
+    sample = [r["url"] for r in written.where(F.col("mode") == NON_FINITE).join(pages, "page_key")
+              .select("url").orderBy("url").limit(SAMPLE_PAGES).collect()]
+    kept = f"{PAGE_TEMPLATENESS}.judged"
+    written.where(F.col("mode") != NON_FINITE).write.mode("overwrite").parquet(output.staged(kept))
+    output.restage(kept, PAGE_TEMPLATENESS)
+    progress(f"page-level detection: {n} page(s) set aside, a feature of their nodes not a finite number "
+             f"(NaN or infinite): {', '.join(sample)}{' ...' if n > len(sample) else ''}")
+    return {"pages": (set_aside.get("pages") or 0) + n, "formats": set_aside.get("formats") or {},
+            "non_finite": n, "non_finite_sample": sample}
 
 
 def judged_pages(nodes: DataFrame, modes: DataFrame, template_pagelets: DataFrame | None, model: PageModel,
@@ -244,6 +278,9 @@ def run_pagelevel(spark: SparkSession, out: str, config: PageLevelConfig = PageL
             F.sum("unlikely_tokens").alias("unlikely_tokens"),
             F.sum("outside_article_tokens").alias("outside_article_tokens"),
             F.avg("n_sections").alias("mean_sections")).collect()}
+        unjudged = by_mode.pop(NON_FINITE, None)
+        if unjudged:
+            set_aside = _drop_not_judged(output, written, pages, set_aside, unjudged["pages"], progress)
     except BaseException:
         output.cleanup()
         raise

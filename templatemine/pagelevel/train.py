@@ -179,11 +179,15 @@ def train_page_model(spark: SparkSession, outs: list[str], model_root: str, conf
     # hold out whole pages: nodes of one page are not independent
     data = data.withColumn("held", (F.abs(F.xxhash64("page_key", F.lit(config.seed))) % 1000) < config.holdout * 1000)
     data = data.withColumn("label", F.col("label").cast("double"))
+    # a node with a NaN or infinite feature is not trained on (it made MLlib's coefficients NaN)
+    data = data.withColumn("finite", F.forall("features", lambda v: ~F.isnan(v) & (F.abs(v) != float("inf"))))
     if config.site_weights:  # each site weighs the same within a band, whatever its size
-        per_site = data.groupBy("band", "site").agg(F.count("*").alias("site_nodes"))
-        per_band = data.groupBy("band").agg(F.count("*").alias("band_nodes"),
-                                            F.countDistinct("site").alias("band_sites"))
-        data = data.join(per_site, ["band", "site"]).join(per_band, "band").withColumn(
+        trained = data.where(F.col("finite"))
+        per_site = trained.groupBy("band", "site").agg(F.count("*").alias("site_nodes"))
+        per_band = trained.groupBy("band").agg(F.count("*").alias("band_nodes"),
+                                               F.countDistinct("site").alias("band_sites"))
+        # (left: a node that is not trained on is still counted, below)
+        data = data.join(per_site, ["band", "site"], "left").join(per_band, "band", "left").withColumn(
             "weight", F.col("band_nodes") / (F.col("band_sites") * F.col("site_nodes")))
     else:
         data = data.withColumn("weight", F.lit(1.0))
@@ -196,8 +200,13 @@ def train_page_model(spark: SparkSession, outs: list[str], model_root: str, conf
     coefficients, intercepts, ks = [], [], []
     # every band's counts in one job, checked before any band is fitted or written: a
     # band without both labels used to fail after the bands before it were saved
-    counts = {(r["band"], r["held"], int(r["label"])): r["n"] for r in
-              data.groupBy("band", "held", "label").agg(F.count("*").alias("n")).collect()}
+    counted = data.groupBy("band", "held", "label", "finite").agg(F.count("*").alias("n")).collect()
+    counts = {(r["band"], r["held"], int(r["label"])): r["n"] for r in counted if r["finite"]}
+    non_finite = sum(r["n"] for r in counted if not r["finite"])
+    if non_finite:
+        progress(f"train: {non_finite} node(s) with a feature that is not a finite number (NaN or infinite) "
+                 "left out")
+        data = data.where(F.col("finite"))
     for i, lower in enumerate(lowers):
         n_train = [counts.get((i, False, 0), 0), counts.get((i, False, 1), 0)]
         if min(n_train) == 0:
@@ -233,7 +242,7 @@ def train_page_model(spark: SparkSession, outs: list[str], model_root: str, conf
                  + ("" if estimated else f" (not estimated: {stats['held_templates']} held-out template nodes, "
                     f"fewer than pagelevel.pu_min_held_templates = {config.pu_min_held_templates})"))
     data.unpersist()
-    trained_on = {"outputs": named, "bands": bands,
+    trained_on = {"outputs": named, "bands": bands, **({"non_finite_nodes": non_finite} if non_finite else {}),
                   "config": {"bands": config.bands, "reg_param": config.reg_param, "holdout": config.holdout,
                              "seed": config.seed, "site_weights": config.site_weights,
                              "train_min_site_pages": config.train_min_site_pages,

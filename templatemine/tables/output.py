@@ -186,6 +186,15 @@ class RunOutput:
     def final(self, name: str) -> str:
         return f"{self.out}/{name}"
 
+    def restage(self, src: str, name: str) -> None:
+        """Put the staged table SRC in place of the staged table NAME (a stage
+        that wrote NAME again, filtered: pagelevel's pages set aside)."""
+        target = self._Path(self.staged(name))
+        self._fs.delete(target, True)
+        if not self._fs.rename(self._Path(self.staged(src)), target):
+            raise OSError(f"could not move {self.staged(src)} to {self.staged(name)}: the file system refused "
+                          "the rename")
+
     def write_text(self, path: str, text: str) -> None:
         stream = self._fs.create(self._Path(path), True)
         try:

@@ -258,6 +258,53 @@ def test_a_snapshots_pages_of_another_features_format_are_set_aside(spark, train
     assert [m[:46] for m in said if "set aside" in m] == ["page-level detection: 3 page(s) set aside, the"]
 
 
+def test_a_page_with_a_non_finite_feature_is_set_aside_not_a_failed_stage(spark, trained, tmp_path):
+    """A NaN or infinite feature (a nodes table written by other code, a
+    corrupt file) cannot be smoothed: it failed the whole page-level stage
+    ("x has non-finite scores") and made training's coefficients NaN. The
+    page is set aside and named, clean takes its text from the site-level
+    templates, and training leaves such nodes out and says how many."""
+    import shutil
+
+    out, _, _ = trained
+    snap = str(tmp_path / "odd")
+    shutil.copytree(out, snap, ignore=shutil.ignore_patterns("nodes", "page_templateness", "pagelevel.json",
+                                                             "clean_*", "model"))
+    key = {r["url"]: r["page_key"] for r in spark.read.parquet(f"{out}/pages").collect()}
+    # one page of a one-page site, its root node; every node of one page of a site trained on
+    nan_url, inf_url = "https://www.lonely0.com/story.html", "https://www.example.org/docs/"
+    page = F.col("page_key")
+    odd = F.when(page == key[nan_url], F.lit(float("nan"))).otherwise(F.lit(float("-inf")))
+    spark.read.parquet(f"{out}/nodes").withColumn("features", F.when(
+        (page == key[inf_url]) | ((page == key[nan_url]) & (F.col("node") == 0)),
+        F.concat(F.array(odd.cast("float")), F.slice("features", 2, 10_000))).otherwise(F.col("features"))
+    ).write.parquet(f"{snap}/nodes")
+
+    said: list[str] = []
+    manifest = run_pagelevel(spark, snap, PageLevelConfig(mode="page"), progress=said.append)
+    assert manifest["set_aside"] == {"pages": 2, "formats": {}, "non_finite": 2,
+                                     "non_finite_sample": [inf_url, nan_url]}
+    assert "page-level detection: 2 page(s) set aside, a feature of their nodes not a finite number (NaN or " \
+           f"infinite): {inf_url}, {nan_url}" in said
+    assert set(manifest["modes"]) == {"page"} and manifest["rows"]["page_templateness"] == len(key) - 2
+    judged = {r["page_key"] for r in spark.read.parquet(f"{snap}/page_templateness").select("page_key").collect()}
+    assert judged == set(key.values()) - {key[nan_url], key[inf_url]}
+    assert not os.path.exists(f"{snap}/_staging/{manifest['run_id']}")
+    run_clean(spark, snap, progress=QUIET)
+    clean = {r["page_key"]: r for r in spark.read.parquet(f"{snap}/clean_pages").collect()}
+    assert len(clean) == len(key) and clean[key[nan_url]]["mode"] == clean[key[inf_url]]["mode"] == "site"
+
+    said.clear()
+    config = PageLevelConfig(bands="0,5", holdout=0.3, pu_min_held_templates=1)
+    odd_nodes = labelled_nodes(spark, [out], config.train_min_site_pages).where(page == key[inf_url]).count()
+    assert odd_nodes > 0
+    summary = train_page_model(spark, [snap], str(tmp_path / "model"), config, progress=said.append)
+    assert summary["non_finite_nodes"] == odd_nodes
+    assert f"train: {odd_nodes} node(s) with a feature that is not a finite number (NaN or infinite) left out" \
+        in said
+    assert np.isfinite(np.concatenate(load_model(summary["path"]).coefficients)).all()
+
+
 def test_model_trained_on_the_run_itself(spark, trained):
     out, _, _ = trained
     config = PageLevelConfig(mode="auto", min_site_pages=3, model="run", bands="0,5", holdout=0.3,

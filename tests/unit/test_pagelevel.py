@@ -182,6 +182,24 @@ def test_nodes_of_other_features_are_named_in_one_wording():
     assert len(pagelevel_lines({**judged, "set_aside": {}})) == 1
 
 
+def test_pages_set_aside_for_a_non_finite_feature_are_named_beside_the_formats():
+    """The page-level stage's pages of a NaN or infinite feature
+    (stage._drop_not_judged) read in the same summary line as a snapshot's
+    pages of another format, with their URLs; alone, without "until captured
+    again" (a page captured again has the same features)."""
+    from templatemine.pagelevel.features import FORMAT, N_FEATURES, set_aside_message
+
+    odd = {"pages": 7, "formats": {}, "non_finite": 7, "non_finite_sample": ["https://a/", "https://b/"]}
+    assert set_aside_message(odd) == ("7 page(s) set aside, 7 with a node feature that is not a finite number "
+                                      "(NaN or infinite): https://a/, https://b/ ...; cleaned by the site-level "
+                                      "templates")
+    both = {**odd, "pages": 10, "formats": {"1": 3}}
+    assert set_aside_message(both) == (
+        f"10 page(s) set aside, 3 with nodes of other features than this templatemine's (format {FORMAT}, "
+        f"{N_FEATURES}): format 1: 3; 7 with a node feature that is not a finite number (NaN or infinite): "
+        "https://a/, https://b/ ...; cleaned by the site-level templates until captured again")
+
+
 def test_a_damaged_model_file_is_refused_naming_the_file(tmp_path):
     """A hand-edited or cut model.json was a KeyError or IndexError naming nothing, or
     loaded and judged wrongly: bands out of order picked another band's classifier,
