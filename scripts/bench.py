@@ -5,7 +5,8 @@
     scripts/bench --pagelevel auto      # also the NODES table and the page-level stage (default: site)
     scripts/bench --pagelevel auto --model run   # ... with a model trained on this run's site-level labels
 
-On one corpus (a synthetic web, generated into WORK/web if missing), in one run:
+On one corpus (a synthetic web, generated into WORK/web unless it holds the web of
+the same --pages, --seed and --markup already), in one run:
 
 1. ceiling: one Python process reads every record with warcio, parses the
    HTML with selectolax (Lexbor) and collects its text and links
@@ -297,6 +298,18 @@ def markdown(result: dict) -> str:
     return "\n".join(line for line in lines if line is not None)
 
 
+def web_spec(corpus: str) -> dict | None:
+    """The generator's spec of the corpus (pages, seed, markup, shards...) from
+    its spec.json, recorded in bench.json; None for a corpus without one."""
+    try:
+        with open(os.path.join(corpus, "spec.json"), encoding="utf-8") as fh:
+            summary = json.load(fh)
+    except (OSError, ValueError):
+        return None
+    spec = summary.get("spec") if isinstance(summary, dict) else None
+    return {**spec, "generator": summary.get("generator", 1)} if isinstance(spec, dict) else None
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--corpus", help="a synthetic web folder (with warc/); default: generate WORK/web")
@@ -313,12 +326,16 @@ def main() -> int:
     args = ap.parse_args()
     from bench_extract import ceiling
 
-    corpus = args.corpus or os.path.join(args.work, "web")
-    if not glob.glob(os.path.join(corpus, "warc", "*.warc.gz")):
-        from templatemine.evaluate.synthetic import WebSpec, generate
+    from templatemine.evaluate.synthetic import WebSpec, generate, reuse_web
 
+    corpus = args.corpus or os.path.join(args.work, "web")
+    make = lambda s, f: generate(s, f, workers=args.cores)  # noqa: E731
+    spec = WebSpec(pages=args.pages, seed=args.seed, markup=args.markup)
+    if not args.corpus:
+        reuse_web(corpus, spec, make, "bench")
+    elif not glob.glob(os.path.join(corpus, "warc", "*.warc.gz")):
         print(f"bench: generating a synthetic web of {args.pages} pages into {corpus}", flush=True)
-        generate(WebSpec(pages=args.pages, seed=args.seed, markup=args.markup), corpus, workers=args.cores)
+        make(spec, corpus)
     paths = sorted(glob.glob(os.path.join(corpus, "warc", "*.warc.gz")))
     shutil.rmtree(os.path.join(args.work, "out"), ignore_errors=True)
 
@@ -327,7 +344,7 @@ def main() -> int:
 
     commit = subprocess.run(["git", "-C", ROOT, "describe", "--always", "--dirty"], capture_output=True,
                             text=True).stdout.strip() or "unknown"
-    result = {"corpus": corpus, "date": time.strftime("%Y-%m-%d"), "commit": commit,
+    result = {"corpus": corpus, "web_spec": web_spec(corpus), "date": time.strftime("%Y-%m-%d"), "commit": commit,
               "ceiling": {"pages": n, "seconds": round(with_read, 2), "pages_per_s": round(n / with_read, 2)}}
     print(f"bench: ceiling {result['ceiling']['pages_per_s']} pages/s on one core ({n} pages)", flush=True)
     sample = response_html(paths, max(1, n // args.sample))

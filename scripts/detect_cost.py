@@ -247,17 +247,18 @@ def literal_step4(spark, out: str) -> None:
 
 def measure(spark, size: int, work: str, seed: int, algorithms: list[str]) -> dict:
     from templatemine.config import DetectConfig, ExtractConfig
-    from templatemine.evaluate.synthetic import WebSpec, generate
+    from templatemine.evaluate.synthetic import WebSpec, generate, reuse_web
     from templatemine.tables.extract import run_extract
     from templatemine.templates.stage import run_clean, run_detect
     from templatemine.warc.inputs import expand_inputs
 
     web = os.path.join(work, f"web-{size}")
-    if not os.path.exists(os.path.join(web, "spec.json")):
-        generate(WebSpec(pages=size, seed=seed, shards=8), web, workers=os.cpu_count() or 1)
+    out = os.path.join(work, f"out-{size}")
+    # a web of another seed (or generator) is made again, and its extract with it
+    reuse_web(web, WebSpec(pages=size, seed=seed, shards=8), lambda s, f: generate(s, f, workers=os.cpu_count() or 1),
+              "detect_cost", derived=(out,))
     with open(os.path.join(web, "spec.json")) as fh:
         spec = json.load(fh)
-    out = os.path.join(work, f"out-{size}")
     quiet = lambda _m: None  # noqa: E731
     sc = spark.sparkContext
     row: dict = {"pages": spec["pages"], "sites": spec["sites"], "largest_site": spec["largest_sites"][0]}

@@ -16,7 +16,9 @@
     .venv/bin/python scripts/eval_distill.py [--work /tmp/distill-eval] [--query-sites thread]
         [--json docs/measurements/distill.json]
 
-Everything is written under --work (reused when present).
+Everything is written under --work (reused when present; the topic web and its
+run only while its spec.json records the same spec: another --query, or a web made
+by another version of the generator, is regenerated and re-run).
 """
 
 from __future__ import annotations
@@ -74,6 +76,7 @@ def main() -> int:
     from pyspark.sql import functions as F
 
     from templatemine.config import LOCAL, DistillConfig
+    from templatemine.evaluate.synthetic import reuse_web
     from templatemine.evaluate.synthetic_topics import TopicWebSpec, generate_topics, read_truth
     from templatemine.graph.cocitation import PAGE, PAGELET, citations, related
     from templatemine.graph.distill import CONFIGS, DOM_CONFIGS, distill
@@ -84,8 +87,7 @@ def main() -> int:
 
     report: dict = {"date": time.strftime("%Y-%m-%d"), "query": args.query}
     web = os.path.join(args.work, "topics")
-    if not os.path.exists(os.path.join(web, "spec.json")):
-        generate_topics(TopicWebSpec(query_topic=args.query), web)
+    reuse_web(web, TopicWebSpec(query_topic=args.query), generate_topics, "eval_distill")  # its run is in web/out
     with open(os.path.join(web, "spec.json")) as fh:
         spec = json.load(fh)
     run_pipeline([os.path.join(web, "warc", "topics.warc.gz")], os.path.join(web, "out"))

@@ -1,6 +1,6 @@
 """Write a synthetic web with ground truth (templatemine/evaluate/synthetic.py).
 
-    .venv/bin/python scripts/synth_web.py --pages 100000 --out /tmp/synth-100k [--seed 1] [--shards 8] [--workers 2] [--markup lean|real]
+    .venv/bin/python scripts/synth_web.py --pages 100000 --out /tmp/synth-100k [--seed 1] [--shards 8 (1-512)] [--workers 2] [--markup lean|real]
 
 OUT gets warc/*.warc.gz (the input of `templatemine run`), gold.jsonl (for
 `templatemine evaluate --gold`), truth/*.jsonl.gz (blocks per page, template or
@@ -34,9 +34,13 @@ def main() -> int:
     if os.path.exists(os.path.join(args.out, "spec.json")):
         print(f"{args.out} already holds a synthetic web (spec.json); choose another --out", file=sys.stderr)
         return 2
+    try:
+        spec = WebSpec(pages=args.pages, seed=args.seed, shards=args.shards, markup=args.markup)
+    except ValueError as e:
+        print(e, file=sys.stderr)
+        return 2
     t0 = time.perf_counter()
-    summary = generate(WebSpec(pages=args.pages, seed=args.seed, shards=args.shards, markup=args.markup), args.out,
-                       args.workers)
+    summary = generate(spec, args.out, args.workers)
     took = time.perf_counter() - t0
     brief = {k: v for k, v in summary.items() if k not in ("warc_files", "spec")}
     print(json.dumps({**brief, "seconds": round(took, 1), "pages_per_s": round(summary["pages"] / took)}))

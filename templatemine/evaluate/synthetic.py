@@ -24,14 +24,16 @@ issues name):
   ITtoolbox case), mirrors (a site copied under another host, no links between
   the copies, section 3.2), and links across sites from content.
 
-Ground truth per page (truth.jsonl): url, site, gold_text (the main content, the
-`gold.jsonl` format of ../shared/corpora), and the page's blocks with their text
-and whether each is a template block. `gold.jsonl` alone is what
-`templatemine evaluate --gold` reads.
+Ground truth per page (truth/truth-NNN.jsonl.gz, one file per worker, NNN the
+worker): url, site, gold_text (the main content, the `gold.jsonl` format of
+../shared/corpora), and the page's blocks with their text and whether each is a
+template block. `gold.jsonl` alone is what `templatemine evaluate --gold` reads.
 
 Everything is drawn from `random.Random` seeded by (seed, site), so a page does
 not depend on how many workers wrote the shards: the same spec gives the same
-pages, byte for byte, whatever `workers` is.
+pages, byte for byte, whatever `workers` is. Which shard holds a page depends on
+`workers`; with the same spec and `workers`, every file written (WARC records
+with their WARC-Record-ID, truth, gold, spec.json) is the same byte for byte.
 """
 
 from __future__ import annotations
@@ -42,8 +44,10 @@ import io
 import json
 import os
 import random
+import uuid
 from dataclasses import asdict, dataclass
 from multiprocessing import get_context
+from typing import ClassVar
 
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
@@ -51,15 +55,22 @@ from warcio.warcwriter import WARCWriter
 SHARE_BAR = ("Home", "Share", "Privacy policy")  # web-wide: the giant shingle group
 RELATED_MIN_PAGES = 10  # smaller sites have no "related" list: on 2 pages it would repeat, a template
 TLDS = ("com", "org", "net", "io", "de", "co.uk", "fr", "info")
+MAX_SHARDS = 512  # every worker keeps its shards open at once: one file handle each
+MAX_VOCABULARY = 600_000  # _words makes at most 637,420 distinct words (1 to 4 of 28 syllables)
+MIN_VOCABULARY = {"lean": 202, "real": 308}  # the highest word index drawn (site names; the real footer's columns), + 1
 
 
 @dataclass(frozen=True)
 class WebSpec:
+    GENERATOR: ClassVar[int] = 2
+    """Version of what `generate` makes of a spec, recorded in spec.json (2: the
+    WARC-Record-IDs are derived from seed and URL, exactly `shards` files)."""
     pages: int = 10_000
     """Pages in all (mirrors included)."""
     seed: int = 1
     shards: int = 8
-    """WARC files written; a site's pages are spread over its worker's shards."""
+    """WARC files written (1 to MAX_SHARDS), spread over the workers in
+    contiguous runs; a site's pages are spread over its worker's shards."""
     site_alpha: float = 1.2
     """Pareto shape of site sizes (smaller: heavier tail)."""
     site_min: int = 1
@@ -79,6 +90,77 @@ class WebSpec:
     a head of meta, CSS and scripts, wrapper divs with utility classes, a menu
     with submenus, footer columns, a tag cloud, inline SVG icons), sized on
     ../shared/corpora/sites (median 17 kB, 285 body elements, 75 links)."""
+
+    def __post_init__(self):
+        def need(ok: bool, what: str) -> None:
+            if not ok:
+                raise ValueError(f"WebSpec: {what}")
+
+        need(self.pages >= 0, f"pages must be >= 0, not {self.pages}")
+        need(1 <= self.shards <= MAX_SHARDS, f"shards must be 1 to {MAX_SHARDS} (every shard of a worker is an "
+                                              f"open file while it writes), not {self.shards}")
+        need(self.site_alpha > 0, f"site_alpha (the Pareto shape) must be > 0, not {self.site_alpha}")
+        need(self.site_min >= 1, f"site_min must be >= 1 (a site of 0 pages never ends the plan), not {self.site_min}")
+        need(0 < self.site_max_share <= 1, f"site_max_share must be in (0, 1], not {self.site_max_share}")
+        for name in ("sister_share", "mirror_share", "cross_link_rate"):
+            value = getattr(self, name)
+            need(0 <= value <= 1, f"{name} must be in [0, 1], not {value}")
+        need(len(self.paragraphs) == 2 and 0 <= self.paragraphs[0] <= self.paragraphs[1],
+             f"paragraphs must be (low, high) with 0 <= low <= high, not {self.paragraphs!r}")
+        need(self.markup in MIN_VOCABULARY, f"markup must be one of {tuple(MIN_VOCABULARY)}, not {self.markup!r}")
+        low = MIN_VOCABULARY[self.markup]
+        need(low <= self.vocabulary <= MAX_VOCABULARY,
+             f"vocabulary must be {low} to {MAX_VOCABULARY} words with markup {self.markup!r} (the generator draws "
+             f"words up to index {low - 1}; at most {MAX_VOCABULARY} distinct words can be made), "
+             f"not {self.vocabulary}")
+
+
+def web_differences(folder: str, spec) -> list[str]:
+    """How the web in FOLDER differs from what this generator makes of SPEC (a
+    WebSpec or a TopicWebSpec): the spec fields whose values differ, "generator"
+    when it was made by another version of the generator, or "no spec.json".
+    Empty: FOLDER holds exactly that web."""
+    try:
+        with open(os.path.join(folder, "spec.json"), encoding="utf-8") as fh:
+            summary = json.load(fh)
+    except (OSError, ValueError):
+        return ["no spec.json"]
+    if not isinstance(summary, dict) or not isinstance(summary.get("spec"), dict):
+        return ["no spec in spec.json"]
+    want = json.loads(json.dumps(asdict(spec)))  # tuples as lists, as spec.json holds them
+    got = summary["spec"]
+    diff = [k for k in sorted(want.keys() | got.keys()) if want.get(k) != got.get(k)]
+    if summary.get("generator") != type(spec).GENERATOR:
+        diff.append("generator")
+    return diff
+
+
+def cached_web_matches(folder: str, spec) -> bool:
+    """Whether FOLDER holds the web this generator makes from SPEC: its
+    spec.json records the same spec, field by field, and the same generator
+    version (`GENERATOR`)."""
+    return not web_differences(folder, spec)
+
+
+def reuse_web(folder: str, spec, make, who: str, derived: tuple = ()) -> bool:
+    """Keep the web in FOLDER if it was made from SPEC, else (re)make it with
+    `make(spec, folder)`, first removing FOLDER and the DERIVED folders computed
+    from it (a run's output), with one progress line saying why. Returns whether
+    the web was reused."""
+    import shutil
+
+    diff = web_differences(folder, spec)
+    if not diff:
+        return True
+    if os.path.exists(folder):
+        print(f"{who}: {folder} holds a web made from another spec (differs in {', '.join(diff)}): "
+              "regenerating it", flush=True)
+    else:
+        print(f"{who}: generating a synthetic web into {folder}", flush=True)
+    for path in (folder, *derived):
+        shutil.rmtree(path, ignore_errors=True)
+    make(spec, folder)
+    return False
 
 
 @dataclass(frozen=True)
@@ -106,8 +188,8 @@ FAMILIES = (
 
 
 def page_profile(html: list[str]) -> dict:
-    """What pages are like (medians): HTML bytes, elements in the body, links
-    (`<a href>`). The lean synthetic page is about 4 kB, 50 elements, 19 links;
+    """What pages are like (medians): HTML bytes, elements in the body (<body>
+    itself counted), links (`<a href>`). The lean synthetic page is about 4 kB, 50 elements, 19 links;
     ../shared/corpora/sites' median page 17 kB, 285, 75. `scripts/bench`
     records it for the pages it measured."""
     from statistics import median
@@ -508,30 +590,46 @@ class UrlIndex:
         return f"https://{site.host}{self.paths[i][rng.randrange(len(self.paths[i]))][0]}"
 
 
+def shard_range(shards: int, workers: int, worker: int) -> range:
+    """The shards `worker` writes: `shards` split into `workers` contiguous runs
+    whose sizes differ by at most one (so 8 shards on 2 workers are 0-3 and 4-7)."""
+    base, extra = divmod(shards, workers)
+    start = worker * base + min(worker, extra)
+    return range(start, start + base + (1 if worker < extra else 0))
+
+
+def _record_id(seed: int, url: str) -> str:
+    return f"<urn:uuid:{uuid.uuid5(uuid.NAMESPACE_URL, f'templatemine-synthetic:{seed}:{url}')}>"
+
+
 def _write_shards(args) -> list[tuple[str, int]]:
     spec, sites, worker, workers, out = args
     vocab = Vocabulary(spec.seed, spec.vocabulary)
     index = UrlIndex(sites)
-    per_worker = max(1, spec.shards // workers)
-    names = [os.path.join(out, "warc", f"synth-{worker * per_worker + j:05d}.warc.gz") for j in range(per_worker)]
+    mine = shard_range(spec.shards, workers, worker)
+    names = [os.path.join(out, "warc", f"synth-{k:05d}.warc.gz") for k in mine]
     handles = [open(n, "wb") for n in names]
     writers = [WARCWriter(h, gzip=True) for h in handles]
-    truth = gzip.open(os.path.join(out, "truth", f"truth-{worker:03d}.jsonl.gz"), "wt", encoding="utf-8")
-    counts = [0] * per_worker
+    # mtime 0 and no file name in the gzip header: the same spec gives the same bytes
+    raw = open(os.path.join(out, "truth", f"truth-{worker:03d}.jsonl.gz"), "wb")
+    truth = io.TextIOWrapper(gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0), encoding="utf-8")
+    counts = [0] * len(names)
     try:
         for site in sites[worker::workers]:
             for j, (url, html, t) in enumerate(render_site(site, spec, vocab, index)):
-                shard = (site.index + j) % per_worker
+                shard = (site.index + j) % len(names)
                 headers = StatusAndHeaders("200 OK", [("Content-Type", "text/html; charset=utf-8")],
                                            protocol="HTTP/1.1")
                 record = writers[shard].create_warc_record(
                     url, "response", payload=io.BytesIO(html.encode("utf-8")), http_headers=headers,
-                    warc_headers_dict={"WARC-Date": "2026-11-01T00:00:00Z"})
+                    warc_headers_dict={"WARC-Date": "2026-11-01T00:00:00Z",
+                                       "WARC-Record-ID": _record_id(spec.seed, url)})
                 writers[shard].write_record(record)
                 truth.write(json.dumps(t) + "\n")
                 counts[shard] += 1
     finally:
         truth.close()
+        raw.close()
         for h in handles:
             h.close()
     return list(zip(names, counts))
@@ -560,6 +658,7 @@ def generate(spec: WebSpec, out: str, workers: int = 1) -> dict:
     sizes = sorted((s.n_pages for s in sites), reverse=True)
     summary = {
         "spec": asdict(spec),
+        "generator": spec.GENERATOR,
         "pages": sum(sizes),
         "sites": len(sites),
         "largest_sites": sizes[:5],

@@ -7,15 +7,18 @@ them drags the whole dense community into the base set. This writes that
 situation with the answers known:
 
 - topics (the query topic among them), each with *authorities* (pages about
-  the topic, two to three per site, sites with their own menu template) and
-  *hubs* (link pages listing authorities of their topic); a share of hubs are
-  *mixed*: a second list about another topic, the case Chakrabarti (2001)
-  segments by MDL;
-- a *sister network*: one portal site per topic (`<topic>.toolboxnet.com`),
-  every page of every portal carrying the network bar that links all portals'
-  home pages, with generic portal text (never relevant); the portal of the
-  query topic names the topic on its home page, so it enters the root set, and
-  the bar names every topic, so under page FNM every portal page "matches";
+  the topic, two or three per site, sites with their own menu template; a
+  topic's last site has one page when one authority is left over) and *hubs*
+  (link pages listing authorities of their topic); a share of hubs are *mixed*:
+  a second list about another topic, the case Chakrabarti (2001) segments by
+  MDL (no mixed hubs when there is one topic);
+- a *sister network*: one portal site per topic (`<topic>.toolboxnet.com`) for
+  the first `portals` topics, the query topic first, every page of every portal
+  carrying the network bar that links all portals' home pages, with generic
+  portal text (Zipf draws from the vocabulary alone, no topic's words favoured:
+  never relevant); the portal of the query topic names the topic on its home
+  page, so it enters the root set, and the bar names every portal's topic, the
+  query's among them, so under page FNM every portal page "matches";
 - links to pages never crawled: held-out authorities from hubs' lists, and
   network and footer links to service pages (/jobs, /privacy.html), for the
   crawl-priority table.
@@ -39,11 +42,12 @@ import os
 import random
 import uuid
 from dataclasses import asdict, dataclass, field
+from typing import ClassVar
 
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
-from templatemine.evaluate.synthetic import Vocabulary
+from templatemine.evaluate.synthetic import MAX_VOCABULARY, Vocabulary
 
 TOPICS = ("rock climbing", "java", "oracle", "networking", "data warehousing", "knowledge management",
           "sushi", "gardening", "blues", "cheese", "telecommuting", "volcanoes")
@@ -53,6 +57,9 @@ NETWORK_SERVICES = ("/jobs/", "/advertise/", "/events/")  # linked from the bar,
 
 @dataclass(frozen=True)
 class TopicWebSpec:
+    GENERATOR: ClassVar[int] = 2
+    """Version of what `generate_topics` makes of a spec, recorded in spec.json
+    (2: generic portal text from the vocabulary alone, the query topic's portal first)."""
     query_topic: str = "rock climbing"
     topics: tuple = TOPICS
     authorities: int = 20
@@ -71,6 +78,29 @@ class TopicWebSpec:
     seed: int = 1
     vocabulary: int = 3000
     extra: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        def need(ok: bool, what: str) -> None:
+            if not ok:
+                raise ValueError(f"TopicWebSpec: {what}")
+
+        need(len(self.topics) >= 1 and len(set(self.topics)) == len(self.topics),
+             f"topics must be one or more distinct topics, not {self.topics!r}")
+        need(self.query_topic in self.topics, f"query_topic {self.query_topic!r} is not one of the topics")
+        need(self.authorities >= 1 and self.hubs >= 0 and self.query_scale >= 1,
+             "authorities must be >= 1, hubs >= 0 and query_scale >= 1")
+        need(self.portals >= 0 and self.portal_pages >= 1 and self.held_out >= 0,
+             "portals and held_out must be >= 0 and portal_pages >= 1")
+        need(0 <= self.mixed_hub_share <= 1, f"mixed_hub_share must be in [0, 1], not {self.mixed_hub_share}")
+        # host names index the vocabulary: authority sites at 50 + 17 x topic + site, hubs at 900 + 31 x topic + hub
+        t = len(self.topics) - 1
+        highest = [302, 50 + 17 * t + (self.authorities * self.query_scale + 1) // 2 - 1]
+        if self.hubs:
+            highest.append(900 + 31 * t + self.hubs * self.query_scale - 1)
+        low = 1 + max(highest)
+        need(low <= self.vocabulary <= MAX_VOCABULARY,
+             f"vocabulary must be {low} to {MAX_VOCABULARY} words for this many topics, authorities and hubs, "
+             f"not {self.vocabulary}")
 
 
 def slug(topic: str) -> str:
@@ -98,6 +128,9 @@ class TopicWeb:
     def __init__(self, spec: TopicWebSpec):
         self.spec = spec
         self.rng = random.Random(f"topics:{spec.seed}")
+        # portals for the first `portals` topics, the query topic first
+        self.portal_topics = tuple(([spec.query_topic] + [t for t in spec.topics if t != spec.query_topic])
+                                   [: spec.portals])
         self.vocab = Vocabulary(spec.seed, spec.vocabulary)
         self.topic_words = {t: self.vocab.sample(self.rng, 40) for t in spec.topics}
         self.pages: list[_Page] = []
@@ -141,14 +174,14 @@ class TopicWeb:
         for ti, topic in enumerate(spec.topics):
             for j in range(self._scale(topic, spec.hubs)):
                 host = f"links-{self.vocab.words[900 + 31 * ti + j]}{j}.{slug(topic)}-fans.net"
-                mixed = rng.random() < spec.mixed_hub_share
+                mixed = rng.random() < spec.mixed_hub_share and len(spec.topics) > 1  # one draw either way
                 page = self._add(_Page(f"https://{host}/", host, topic, "mixed_hub" if mixed else "hub",
                                        f"My {topic} links"))
                 page.lists.append((topic, self._picks(topic)))
                 if mixed:
                     other = rng.choice([t for t in spec.topics if t != topic])
                     page.lists.append((other, self._picks(other)))
-        for topic in spec.topics[: spec.portals]:
+        for topic in self.portal_topics:
             host = f"{slug(topic)}.{NETWORK}"
             for j in range(spec.portal_pages):
                 path = "/" if j == 0 else f"/article-{j}.html"
@@ -160,7 +193,7 @@ class TopicWeb:
         pool = self.authorities[topic]
         urls = [p.url for p in rng.sample(pool, min(len(pool), rng.randint(6, 12)))]
         urls += [p.url for p in rng.sample(self.held_out[topic], self.spec.held_out)]
-        if topic in self.spec.topics[: self.spec.portals] and rng.random() < 0.3:
+        if topic in self.portal_topics and rng.random() < 0.3:
             urls.append(f"https://{slug(topic)}.{NETWORK}/")
         rng.shuffle(urls)
         return urls
@@ -177,6 +210,14 @@ class TopicWeb:
         words[0] = words[0].capitalize()
         return " ".join(words) + "."
 
+    def _generic_para(self) -> str:
+        """Portal text: words of the vocabulary (Zipf-drawn) and no topic's words
+        mixed in, so that it is about none of the topics."""
+        rng = self.rng
+        words = self.vocab.sample(rng, rng.randint(30, 70))
+        words[0] = words[0].capitalize()
+        return " ".join(words) + "."
+
     def render(self, page: _Page) -> str:
         rng = self.rng
         site = self.site_pages[page.host]
@@ -187,7 +228,7 @@ class TopicWeb:
         network = ""
         if page.kind == "portal":
             items = " ".join(f"<a href='https://{slug(t)}.{NETWORK}/'>{t.capitalize()}</a>"
-                             for t in self.spec.topics[: self.spec.portals])
+                             for t in self.portal_topics)
             services = " ".join(f"<a href='https://www.{NETWORK}{s}'>{s.strip('/').capitalize()}</a>"
                                 for s in NETWORK_SERVICES)
             network = f"<div class='network'>ToolboxNet network: {items} | {services}</div>"
@@ -205,7 +246,7 @@ class TopicWeb:
                              f"<p>{self._para(topic, True)}</p><ul>{items}</ul></div>")
         else:  # portal: generic network text, the topic named only on the home page
             intro = (f"Welcome to {page.title}, part of the ToolboxNet network. " if page.url.endswith("/") else "")
-            parts += [f"<p>{intro}{self._para(self.spec.topics[1], False)}</p>" for _ in range(2)]
+            parts += [f"<p>{intro}{self._generic_para()}</p>" for _ in range(2)]
         footer = (f"<footer><a href='https://{page.host}/privacy.html'>Privacy</a> "
                   f"<a href='https://{page.host}/terms.html'>Terms</a> Copyright 2026 {page.host}</footer>")
         return (f"<!doctype html><html><head><meta charset='utf-8'><title>{_esc(page.title)}</title></head>"
@@ -241,7 +282,7 @@ def generate_topics(spec: TopicWebSpec, out: str) -> dict:
         for pages in web.held_out.values():
             for page in pages:
                 truth.write(json.dumps(web.truth(page)) + "\n")
-    summary = {"spec": asdict(spec), "pages": len(web.pages), "kinds": kinds,
+    summary = {"spec": asdict(spec), "generator": spec.GENERATOR, "pages": len(web.pages), "kinds": kinds,
                "relevant": sum(web.truth(p)["relevant"] for p in web.pages), "warc_files": [path]}
     with open(os.path.join(out, "spec.json"), "w", encoding="utf-8") as fh:
         json.dump(summary, fh, indent=1)

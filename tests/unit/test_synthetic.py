@@ -40,23 +40,31 @@ def test_web_holds_its_cases(tmp_path):
     assert summary["one_page_sites"] > 0 and summary["sister_sites"] > 0 and summary["mirror_sites"] > 0
     truth = [json.loads(line) for f in sorted((tmp_path / "truth").glob("*.jsonl.gz"))
              for line in gzip.open(f, "rt")]
-    # a mirror copies its original page for page, under another host
+    # a mirror copies its original page for page, under another host: the same
+    # gold, blocks and HTML once the host is replaced
     mirrors = [t for t in truth if t["mirror_of"]]
     by_url = {t["url"]: t for t in truth}
-    for t in mirrors[:20]:
-        original = by_url[t["url"].replace("://mirror.", "://www.")]
-        assert original["gold_text"] == t["gold_text"]
-    # the gold text is in the page; template blocks are marked
+    assert mirrors
+    for t in mirrors:
+        original_url = t["url"].replace("://mirror.", "://www.")
+        original = by_url[original_url]
+        assert t["mirror_of"] == original["site"]
+        assert original["gold_text"] == t["gold_text"] and original["blocks"] == t["blocks"]
+        assert pages[t["url"]].replace(t["site"], original["site"]) == pages[original_url], t["url"]
+    # every line of the gold text is in the page's visible body text
+    for t in truth:
+        visible = _visible_text(pages[t["url"]])
+        for line in t["gold_text"].splitlines():
+            assert "".join(line.split()) in visible, (t["url"], line)
+    # template blocks are marked
     t = next(t for t in truth if not t["mirror_of"] and any(b["block"] == "related" for b in t["blocks"]))
-    first_line = t["gold_text"].splitlines()[0]
-    assert first_line in pages[t["url"]]
     assert {b["block"] for b in t["blocks"] if b["template"]} >= {"header", "menu", "footer", "share", "related-heading"}
     assert {b["block"] for b in t["blocks"] if not b["template"]} == {"related"}
 
 
 def test_site_sizes_are_heavy_tailed_and_exact():
     spec = WebSpec(pages=20_000, seed=1)
-    sites = plan_sites(spec, Vocabulary(spec.seed, 2000))
+    sites = plan_sites(spec, Vocabulary(spec.seed, spec.vocabulary))
     sizes = sorted((s.n_pages for s in sites), reverse=True)
     assert sum(sizes) == 20_000
     assert sizes[0] == int(20_000 * spec.site_max_share)  # the cap: a few huge sites
@@ -78,6 +86,19 @@ def test_related_lists_only_on_sites_large_enough_to_vary(tmp_path):
     assert with_list and all(site_pages[t["site"]] >= RELATED_MIN_PAGES for t in with_list)
     assert all(not any(b["block"] == "related" for b in t["blocks"])
                for t in truth if site_pages[t["site"]] < RELATED_MIN_PAGES)
+    # the list links three other pages of the page's own site, each under that page's title
+    from selectolax.lexbor import LexborHTMLParser
+
+    pages = _pages(tmp_path)
+    titles = {url: LexborHTMLParser(html).css_first("h1").text() for url, html in pages.items()}
+    for t in with_list:
+        links = LexborHTMLParser(pages[t["url"]]).css("div.related li a")
+        targets = [f"https://{t['site']}{a.attributes['href']}" for a in links]
+        assert len(set(targets)) == 3 and t["url"] not in targets, t["url"]
+        assert all(u in pages for u in targets), targets  # pages of this site (the host is the page's)
+        assert [a.text() for a in links] == [titles[u] for u in targets]
+        related = next(b for b in t["blocks"] if b["block"] == "related")
+        assert related["text"] == " ".join(titles[u] for u in targets)
 
 
 def _visible_text(html):
