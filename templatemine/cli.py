@@ -21,6 +21,9 @@
 
 Common options: --master M, --conf k=v, --preset, --config FILE, --set SECTION.NAME=VALUE (extract.k=4),
 --quiet (only the summary), --log-json (one JSON object per line).
+
+A command that writes into OUT (WRITE_OUT; density into OUT/density) holds OUT/_lock while it runs
+(tables/lock.py): a second one on the same OUT is refused at once, one line, exit 2.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ import logging
 import os
 import re
 import sys
+from contextlib import contextmanager
 from dataclasses import replace
 
 from templatemine.config import CHOICES
@@ -330,12 +334,31 @@ def run_command(args) -> int:
     except (ValueError, OSError, InputError) as exc:
         print(f"templatemine: {exc}", file=sys.stderr)
         return 2
+    from templatemine.tables.lock import LocalFiles, LockError, folder_files
+
+    progress = Progress(quiet=args.quiet, json_lines=args.log_json)
+    out = written_out(args)
+    before_spark = out is not None and _on_driver_disk(out)
+    try:
+        # a local OUT's lock is taken before Spark starts; another's once the session can reach it
+        with _holding(out if before_spark else None, LocalFiles, args, progress):
+            spark = _session(args, config, args.command)
+            try:
+                with _holding(None if before_spark else out, lambda: folder_files(spark, out), args, progress):
+                    return _stages(spark, args, config, files, missing, progress)
+            finally:
+                spark.stop()
+    except LockError as exc:  # another command writes OUT: nothing was started, nothing in OUT touched
+        print(f"templatemine: {lock_refusal(out, exc)}", file=sys.stderr)
+        return 2
+
+
+def _stages(spark, args, config, files, missing, progress) -> int:
+    """The command's work, in the session (and holding OUT's lock where it writes OUT)."""
     from templatemine.tables.extract import run_extract
     from templatemine.tables.output import MissingTables, UnreadableFile
     from templatemine.templates.stage import run_clean, run_detect
 
-    spark = _session(args, config, args.command)
-    progress = Progress(quiet=args.quiet, json_lines=args.log_json)
     summary: list[str] = []
     document: dict = {"command": args.command}
     try:
@@ -416,9 +439,99 @@ def run_command(args) -> int:
             print(f"templatemine: {first}", file=sys.stderr)
             return 1
         raise
-    finally:
-        spark.stop()
     return 0
+
+
+# the commands that write into OUT (tables, manifests, report.html, density/): each holds
+# OUT/_lock while it runs (tables/lock.py), as a night holds STATE/_lock
+WRITE_OUT = ("extract", "run", "detect", "pagelevel", "clean", "report", "priority")
+
+
+def written_out(args) -> str | None:
+    """The OUT this command writes into, whose lock it holds; None for a command
+    that only reads OUT (distill, related, evaluate, density --dest elsewhere),
+    writes elsewhere (train: MODEL's new version folder, then LATEST replaced
+    whole) or holds a lock of its own (nightly: STATE/_lock)."""
+    if args.command in WRITE_OUT:
+        return args.out
+    if args.command == "density" and _within(args.dest or args.out, args.out):
+        return args.out
+    return None
+
+
+def _within(path: str, folder: str) -> bool:
+    """Whether PATH is FOLDER or lies in it, as spelt (local ones resolved)."""
+    inner, outer = local_file(path), local_file(folder)
+    if inner is None or outer is None:
+        inner, outer = path.rstrip("/"), folder.rstrip("/")
+    else:
+        inner, outer = os.path.realpath(inner), os.path.realpath(outer)
+    return inner == outer or inner.startswith(outer.rstrip("/") + "/")
+
+
+def _on_driver_disk(path: str) -> bool:
+    """Whether PATH is on this machine's disk before any session says so: a
+    local path or file: URI, except a path without a scheme under spark-submit
+    (fs.defaultFS's there: HDFS on YARN)."""
+    from urllib.parse import urlsplit
+
+    from templatemine.spark import under_spark_submit
+
+    return local_file(path) is not None and not (urlsplit(path).scheme == "" and under_spark_submit())
+
+
+@contextmanager
+def _holding(out: str | None, file_ops, args, progress):
+    """OUT/_lock held for the with-block (nothing when OUT is None); `file_ops()`
+    gives the lock its file operations. A lock of a process that is gone is
+    taken over, said in the progress. A SIGTERM (a scheduler's kill) ends the
+    command through the block, releasing the lock like an error or ^C does."""
+    if out is None:
+        yield
+        return
+    from templatemine.tables.lock import FolderLock, LockError, describe
+
+    lock = FolderLock(out, file_ops(), command=f"templatemine {args.command}")
+    try:
+        lock.__enter__()
+    except OSError as exc:  # OUT (or its parent) not writable, a read-only file system
+        raise LockError(f"cannot create {lock.path} ({exc.strerror or exc})", lock.path) from None
+    try:
+        if lock.taken_over:
+            progress(f"{args.command}: took over {lock.path}, left by {describe(lock.taken_over)}, which is gone")
+        with _exit_on_sigterm():
+            yield
+    finally:
+        lock.__exit__(None, None, None)
+
+
+@contextmanager
+def _exit_on_sigterm():
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def terminate(signum, frame):
+        raise SystemExit(128 + signum)
+
+    previous = signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def lock_refusal(out: str, exc) -> str:
+    """The one line of a command refused OUT's lock."""
+    from templatemine.tables.lock import LockHeld
+
+    if isinstance(exc, LockHeld):
+        return (f"OUT {out} is being written by another command: {exc}; run one command per OUT at a time, or, "
+                f"if that process is gone (it ran on another machine or container), delete {exc.path}")
+    return f"OUT {out}: {exc}"
 
 
 def pagelevel_lines(judged: dict) -> list[str]:

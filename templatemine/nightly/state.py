@@ -24,16 +24,15 @@ night at a time holds STATE/_lock (StateLock). So:
 from __future__ import annotations
 
 import json
-import os
-import socket
-import time
-from datetime import datetime, timezone
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from templatemine import schema as S
+from templatemine.tables.lock import (LOCK, UNREADABLE_STALE_S, FolderLock, LockError, LockHeld,  # noqa: F401
+                                      LockRaced, folder_files)
+from templatemine.tables.lock import process_facts as _process_facts  # noqa: F401 (tests)
 
 RECORDS, PAGES, LINKS, PAGELETS, NODES = S.RECORDS, S.PAGES, S.LINKS, S.PAGELETS, S.NODES
 TEMPLATES, TEMPLATE_PAGELETS = "templates", "template_pagelets"
@@ -65,185 +64,31 @@ class StateError(RuntimeError):
     pass
 
 
-LOCK = "_lock"  # STATE/_lock: the night that works on the state
-UNREADABLE_STALE_S = 600  # an empty or unreadable lock this old is a write that failed midway
-
-
-class StateLock:
-    """STATE/_lock, held while a night works on the state. Created only where none
-    exists: O_EXCL on a local disk, Hadoop's create without overwrite elsewhere
-    (atomic on HDFS; on S3 a check, then a write). Two nights at once wiped each
-    other's scratch, merged into each other's commit and both committed (found in
-    review); cron's flock guards one machine only.
-
-    The lock names its holder: host, pid, and what makes a pid one process there
-    (the boot's id, the PID namespace, the process's start time). A lock is taken
-    over when its holder is surely gone: the same host, booted since, or in the
-    same boot and PID namespace with no process of that pid and start time (a
-    killed driver); or when it is empty or unreadable and older than
-    UNREADABLE_STALE_S (its write failed). It is claimed by renaming it away, which
-    one night only can do, and checked unchanged before it is dropped. Any other
-    lock is refused, naming its holder, until released or removed by hand (a
-    driver killed in another container or on another machine: `rm` it once sure)."""
+class StateLock(FolderLock):
+    """STATE/_lock, held while a night works on the state (tables/lock.py
+    FolderLock: created only where none exists, naming its holder; a killed
+    night's is taken over). Two nights at once wiped each other's scratch, merged
+    into each other's commit and both committed (found in review); cron's flock
+    guards one machine only. Refused, a StateError names the holder: a driver
+    killed in another container or on another machine leaves a lock to `rm` by
+    hand once sure."""
 
     def __init__(self, state: "State"):
-        from templatemine.tables.output import RunOutput
-
+        super().__init__(state.root, folder_files(state.spark, state.root))
         self.state = state
-        self.path = f"{state.root}/{LOCK}"
-        self.holder = {"host": socket.gethostname(), "pid": os.getpid(),
-                       "since": datetime.now(timezone.utc).isoformat(timespec="seconds"), **_process_facts(os.getpid())}
-        self.text = json.dumps(self.holder, sort_keys=True)
-        self.taken_over: dict | None = None
-        out = RunOutput(state.spark, state.root, "lock")
-        self._fs, self._Path = out._fs, out._Path
-        self._out = out
-        self._local = self._fs.getScheme() == "file"
 
-    def _on_disk(self, path: str) -> str:
-        return self._Path(path).toUri().getPath()
-
-    # ---------------------------------------------------------------- file operations, local or Hadoop
-    def _create(self, path: str, text: str) -> bool:
-        """Write `text` to a new file at `path`; False if one exists. A failed write
-        leaves no file (an empty lock would hold off every later night)."""
-        if self._local:
-            local = self._on_disk(path)
-            os.makedirs(os.path.dirname(local), exist_ok=True)
-            try:
-                fd = os.open(local, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-            except FileExistsError:
-                return False
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                    fh.write(text)
-            except BaseException:
-                os.unlink(local)
-                raise
-            return True
-        try:
-            stream = self._fs.create(self._Path(path), False)
-        except Exception as exc:  # FileAlreadyExistsException, through py4j
-            if "AlreadyExists" in str(exc) or self._fs.exists(self._Path(path)):
-                return False
-            raise
-        try:
-            stream.write(bytearray(text.encode("utf-8")))
-            stream.close()
-        except BaseException:
-            self._fs.delete(self._Path(path), False)
-            raise
-        return True
-
-    def _read(self, path: str) -> str | None:
-        try:
-            if self._local:
-                with open(self._on_disk(path), encoding="utf-8") as fh:
-                    return fh.read()
-            return self._out.read_text(path)
-        except FileNotFoundError:
-            return None
-        except Exception:  # being written, or not text
-            return ""
-
-    def _age_s(self, path: str) -> float:
-        try:
-            if self._local:
-                return time.time() - os.stat(self._on_disk(path)).st_mtime
-            return time.time() - self._fs.getFileStatus(self._Path(path)).getModificationTime() / 1000
-        except Exception:
-            return 0.0
-
-    def _rename(self, src: str, dst: str) -> bool:
-        if self._local:
-            try:
-                os.rename(self._on_disk(src), self._on_disk(dst))
-                return True
-            except FileNotFoundError:
-                return False
-        return bool(self._fs.rename(self._Path(src), self._Path(dst)))
-
-    def _delete(self, path: str) -> None:
-        if self._local:
-            try:
-                os.unlink(self._on_disk(path))
-            except FileNotFoundError:
-                pass
-        else:
-            self._fs.delete(self._Path(path), False)
-
-    # ---------------------------------------------------------------- the lock
     def __enter__(self) -> "StateLock":
-        import uuid
-
-        for _ in range(3):
-            if self._create(self.path, self.text):
-                return self
-            text = self._read(self.path)
-            if text is None:  # released meanwhile
-                continue
-            held = _parse(text)
-            if not self._stale(held, text):
-                raise StateError(f"{self.state.root}: another night holds the state ({self.path}: "
-                                 f"{held or 'unreadable'}); if none is running (its driver was killed in another "
-                                 f"container or on another machine), delete {self.path}")
-            claim = f"{self.path}.stale.{uuid.uuid4().hex}"
-            if not self._rename(self.path, claim):
-                continue  # another night claimed it first
-            if self._read(claim) != text:  # not the lock judged stale: a night's fresh one
-                self._rename(claim, self.path)
-                raise StateError(f"{self.state.root}: another night took the state's lock at the same time")
-            self._delete(claim)
-            self.taken_over = held or {"unreadable": text[:200]}
-        raise StateError(f"{self.state.root}: could not take {self.path}")
-
-    def _stale(self, held: dict, text: str) -> bool:
-        if not held:
-            return self._age_s(self.path) > UNREADABLE_STALE_S
-        me = self.holder
-        if held.get("host") != me["host"]:
-            return False
-        if held.get("boot") and me.get("boot") and held["boot"] != me["boot"]:
-            return True  # booted since: no process of that boot runs
-        if not held.get("boot") or held.get("boot") != me.get("boot") or held.get("pidns") != me.get("pidns"):
-            return False  # another container sharing the host name: its pids are not ours to see
-        pid = held.get("pid")
-        if not isinstance(pid, int) or pid <= 0:
-            return False
-        start = _process_facts(pid).get("start")
-        return start is None or start != held.get("start")
-
-    def __exit__(self, *exc) -> None:
-        if self._read(self.path) == self.text:
-            self._delete(self.path)
-
-
-def _parse(text: str) -> dict:
-    try:
-        held = json.loads(text)
-    except ValueError:
-        return {}
-    return held if isinstance(held, dict) else {}
-
-
-def _process_facts(pid: int) -> dict:
-    """What makes `pid` one process of this machine: the boot's id, this process's
-    PID namespace (its pids are another namespace's too), the process's start
-    time (clock ticks since boot; absent when there is no such process)."""
-    facts: dict = {}
-    try:
-        with open("/proc/sys/kernel/random/boot_id") as fh:
-            facts["boot"] = fh.read().strip()
-        facts["pidns"] = os.stat("/proc/self/ns/pid").st_ino
-    except OSError:
-        pass
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            stat = fh.read()
-        facts["start"] = int(stat[stat.rindex(")") + 2:].split()[19])  # field 22, starttime
-    except (OSError, ValueError, IndexError):
-        pass
-    return facts
+        root = self.state.root
+        try:
+            return super().__enter__()
+        except LockHeld as exc:
+            raise StateError(f"{root}: another night holds the state ({self.path}: {exc.held or 'unreadable'}); "
+                             f"if none is running (its driver was killed in another container or on another "
+                             f"machine), delete {self.path}") from None
+        except LockRaced:
+            raise StateError(f"{root}: another night took the state's lock at the same time") from None
+        except LockError:
+            raise StateError(f"{root}: could not take {self.path}") from None
 
 
 def delta_ready(spark: SparkSession) -> None:

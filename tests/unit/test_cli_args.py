@@ -8,20 +8,9 @@ import os
 import pytest
 
 from templatemine import cli
+from tests.commands import SparkStarted, no_spark  # noqa: F401 (an autouse fixture)
 
 SAMPLE = os.path.join(os.path.dirname(__file__), "..", "..", "samples", "iana.warc.gz")
-
-
-class SparkStarted(Exception):
-    pass
-
-
-@pytest.fixture(autouse=True)
-def no_spark(monkeypatch):
-    def session(*args, **kwargs):
-        raise SparkStarted()
-
-    monkeypatch.setattr(cli, "_session", session)
 
 
 def _fails(capsys, argv, message):

@@ -75,5 +75,5 @@ def test_the_cli_counts_extract_in_records():
 
     from templatemine import cli
 
-    assert 'progress.stage("extract", manifest["records"]["read"]' in inspect.getsource(cli.run_command)
-    assert 'unit="records")' in inspect.getsource(cli.run_command)
+    assert 'progress.stage("extract", manifest["records"]["read"]' in inspect.getsource(cli._stages)
+    assert 'unit="records")' in inspect.getsource(cli._stages)

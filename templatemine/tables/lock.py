@@ -1,0 +1,317 @@
+"""FOLDER/_lock: one writer of a folder at a time.
+
+A command that writes into an output folder OUT (cli.py) holds OUT/_lock, and a
+night holds STATE/_lock (nightly/state.py StateLock, a thin use of FolderLock).
+Two writers of one folder at once mixed their tables, or, for nights, wiped
+each other's scratch and both committed (found in review); cron's flock guards
+one machine only.
+
+The lock is created only where none exists: O_EXCL on a local disk, Hadoop's
+create without overwrite elsewhere (atomic on HDFS; on S3 a check, then a
+write). It names its holder: host, pid, and what makes a pid one process there
+(the boot's id, the PID namespace, the process's start time). A lock is taken
+over when its holder is surely gone: the same host, booted since, or in the
+same boot and PID namespace with no process of that pid and start time (a
+killed process); or when it is empty or unreadable and older than
+UNREADABLE_STALE_S (its write failed). It is claimed by renaming it away, which
+one process only can do, and checked unchanged before it is dropped. Any other
+lock is refused, naming its holder, until released or removed by hand (a
+process killed in another container or on another machine: delete it once sure).
+
+Local folders need no Spark (LocalFiles: a command takes its OUT's lock before
+its session starts); other file systems go through the session's Hadoop
+FileSystem (HadoopFiles).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import posixpath
+import socket
+import time
+import uuid
+from datetime import datetime, timezone
+from urllib.parse import urlsplit
+
+from templatemine.warc.inputs import local_file
+
+LOCK = "_lock"
+UNREADABLE_STALE_S = 600  # an empty or unreadable lock this old is a write that failed midway
+
+
+class LockError(RuntimeError):
+    """The lock could not be taken (`path`: the lock file)."""
+
+    def __init__(self, message: str, path: str):
+        super().__init__(message)
+        self.path = path
+
+
+class LockHeld(LockError):
+    """Another process holds the lock: `held` is what its file says ({} when
+    empty or unreadable: being written, or a write that failed)."""
+
+    def __init__(self, path: str, held: dict):
+        super().__init__(f"{path} is held by {describe(held)}", path)
+        self.held = held
+
+
+class LockRaced(LockError):
+    """Another process took the lock while this one claimed a stale one."""
+
+
+def describe(held: dict) -> str:
+    """Who holds a lock, in words: `pid 4242 on host h since 2026-11-29T10:00:00+00:00 (templatemine detect)`."""
+    if not held.get("host") and not held.get("pid"):
+        return (f"an empty or unreadable lock (being written, or left by a failed write: taken over once "
+                f"{UNREADABLE_STALE_S // 60} minutes old)")
+    words = f"pid {held.get('pid', '?')} on host {held.get('host', '?')} since {held.get('since', '?')}"
+    return words + (f" ({held['command']})" if held.get("command") else "")
+
+
+def _missing_folders(folder: str, exists) -> list[str]:
+    """FOLDER and those of its parents that do not exist, deepest first: what
+    creating the lock creates, and releasing it removes again if still empty
+    (a command that failed left no empty OUT)."""
+    missing = []
+    while urlsplit(folder).path.strip("/.") and not exists(folder):  # (a file system's root exists)
+        missing.append(folder)
+        parent = posixpath.dirname(folder.rstrip("/"))
+        if parent == folder:
+            break
+        folder = parent
+    return missing
+
+
+class LocalFiles:
+    """The lock's file operations on the driver's disk, without Spark; paths are
+    local ones or `file:` URIs."""
+
+    def _disk(self, path: str) -> str:
+        return local_file(path) or path
+
+    def make_folder(self, folder: str) -> list[str]:
+        created = _missing_folders(self._disk(folder), os.path.isdir)
+        os.makedirs(self._disk(folder), exist_ok=True)
+        return created
+
+    def remove_empty(self, folders: list[str]) -> None:
+        for folder in folders:
+            try:
+                os.rmdir(folder)
+            except OSError:  # not empty: another writer's, or written since
+                return
+
+    def create(self, path: str, text: str) -> bool:
+        """Write `text` to a new file at `path`; False if one exists. A failed write
+        leaves no file (an empty lock would hold off every later writer)."""
+        local = self._disk(path)
+        for _ in range(3):
+            try:
+                fd = os.open(local, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+                break
+            except FileExistsError:
+                return False
+            except FileNotFoundError:  # the folder was removed as empty by a writer that had just failed
+                os.makedirs(os.path.dirname(local) or ".", exist_ok=True)
+        else:
+            raise FileNotFoundError(f"{path}: its folder keeps disappearing")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(text)
+        except BaseException:
+            os.unlink(local)
+            raise
+        return True
+
+    def read(self, path: str) -> str | None:
+        """The file's text; None if there is none; "" if it cannot be read (being written, not text)."""
+        try:
+            with open(self._disk(path), encoding="utf-8") as fh:
+                return fh.read()
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError):
+            return ""
+
+    def age_s(self, path: str) -> float:
+        try:
+            return time.time() - os.stat(self._disk(path)).st_mtime
+        except OSError:
+            return 0.0
+
+    def rename(self, src: str, dst: str) -> bool:
+        try:
+            os.rename(self._disk(src), self._disk(dst))
+            return True
+        except FileNotFoundError:
+            return False
+
+    def delete(self, path: str) -> None:
+        try:
+            os.unlink(self._disk(path))
+        except FileNotFoundError:
+            pass
+
+
+class HadoopFiles:
+    """The same through the session's Hadoop FileSystem (HDFS, S3A, ...)."""
+
+    def __init__(self, spark, folder: str):
+        from templatemine.tables.output import RunOutput
+
+        self._out = RunOutput(spark, folder, "lock")
+        self._fs, self._Path = self._out._fs, self._out._Path
+
+    def _exists(self, path: str) -> bool:
+        return bool(self._fs.exists(self._Path(path)))
+
+    def make_folder(self, folder: str) -> list[str]:
+        created = _missing_folders(folder.rstrip("/"), self._exists)
+        if created:
+            self._fs.mkdirs(self._Path(folder))
+        return created
+
+    def remove_empty(self, folders: list[str]) -> None:
+        for folder in folders:
+            try:
+                if len(self._fs.listStatus(self._Path(folder))) or not self._fs.delete(self._Path(folder), False):
+                    return
+            except Exception:  # gone, or written meanwhile
+                return
+
+    def create(self, path: str, text: str) -> bool:
+        try:
+            stream = self._fs.create(self._Path(path), False)
+        except Exception as exc:  # FileAlreadyExistsException, through py4j
+            if "AlreadyExists" in str(exc) or self._exists(path):
+                return False
+            raise
+        try:
+            stream.write(bytearray(text.encode("utf-8")))
+            stream.close()
+        except BaseException:
+            self._fs.delete(self._Path(path), False)
+            raise
+        return True
+
+    def read(self, path: str) -> str | None:
+        try:
+            return self._out.read_text(path)
+        except Exception:  # being written, or not text
+            return ""
+
+    def age_s(self, path: str) -> float:
+        try:
+            return time.time() - self._fs.getFileStatus(self._Path(path)).getModificationTime() / 1000
+        except Exception:
+            return 0.0
+
+    def rename(self, src: str, dst: str) -> bool:
+        return bool(self._fs.rename(self._Path(src), self._Path(dst)))
+
+    def delete(self, path: str) -> None:
+        self._fs.delete(self._Path(path), False)
+
+
+def folder_files(spark, folder: str):
+    """LocalFiles where the session's file system for FOLDER is the local disk
+    (O_EXCL and rename are atomic there; Hadoop's local create is not), else HadoopFiles."""
+    files = HadoopFiles(spark, folder)
+    return LocalFiles() if files._fs.getScheme() == "file" else files
+
+
+class FolderLock:
+    """FOLDER/_lock, held from `with` to its end (see the module's docstring).
+    `about`: more facts for the holder's record (`command`), said to those refused."""
+
+    def __init__(self, folder: str, files, **about):
+        self.folder = folder.rstrip("/")
+        self.path = f"{self.folder}/{LOCK}"
+        self.files = files
+        self.holder = {"host": socket.gethostname(), "pid": os.getpid(),
+                       "since": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                       **process_facts(os.getpid()), **about}
+        self.text = json.dumps(self.holder, sort_keys=True)
+        self.taken_over: dict | None = None
+        self._created: list[str] = []
+
+    def __enter__(self) -> "FolderLock":
+        self._created = self.files.make_folder(self.folder)
+        try:
+            self._take()
+        except BaseException:
+            self.files.remove_empty(self._created)
+            raise
+        return self
+
+    def _take(self) -> None:
+        for _ in range(3):
+            if self.files.create(self.path, self.text):
+                return
+            text = self.files.read(self.path)
+            if text is None:  # released meanwhile
+                continue
+            held = parse_holder(text)
+            if not self.stale(held):
+                raise LockHeld(self.path, held)
+            claim = f"{self.path}.stale.{uuid.uuid4().hex}"
+            if not self.files.rename(self.path, claim):
+                continue  # another process claimed it first
+            if self.files.read(claim) != text:  # not the lock judged stale: another's fresh one
+                self.files.rename(claim, self.path)
+                raise LockRaced(f"{self.path} was taken by another process at the same time", self.path)
+            self.files.delete(claim)
+            self.taken_over = held or {"unreadable": text[:200]}
+        raise LockError(f"could not take {self.path}", self.path)
+
+    def stale(self, held: dict) -> bool:
+        """Whether the holder `held` is surely gone (see the module's docstring)."""
+        if not held:
+            return self.files.age_s(self.path) > UNREADABLE_STALE_S
+        me = self.holder
+        if held.get("host") != me["host"]:
+            return False
+        if held.get("boot") and me.get("boot") and held["boot"] != me["boot"]:
+            return True  # booted since: no process of that boot runs
+        if not held.get("boot") or held.get("boot") != me.get("boot") or held.get("pidns") != me.get("pidns"):
+            return False  # another container sharing the host name: its pids are not ours to see
+        pid = held.get("pid")
+        if not isinstance(pid, int) or pid <= 0:
+            return False
+        start = process_facts(pid).get("start")
+        return start is None or start != held.get("start")
+
+    def __exit__(self, *exc) -> None:
+        if self.files.read(self.path) == self.text:
+            self.files.delete(self.path)
+        self.files.remove_empty(self._created)
+
+
+def parse_holder(text: str) -> dict:
+    try:
+        held = json.loads(text)
+    except ValueError:
+        return {}
+    return held if isinstance(held, dict) else {}
+
+
+def process_facts(pid: int) -> dict:
+    """What makes `pid` one process of this machine: the boot's id, this process's
+    PID namespace (its pids are another namespace's too), the process's start
+    time (clock ticks since boot; absent when there is no such process)."""
+    facts: dict = {}
+    try:
+        with open("/proc/sys/kernel/random/boot_id") as fh:
+            facts["boot"] = fh.read().strip()
+        facts["pidns"] = os.stat("/proc/self/ns/pid").st_ino
+    except OSError:
+        pass
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            stat = fh.read()
+        facts["start"] = int(stat[stat.rindex(")") + 2:].split()[19])  # field 22, starttime
+    except (OSError, ValueError, IndexError):
+        pass
+    return facts

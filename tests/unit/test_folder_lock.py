@@ -1,0 +1,154 @@
+"""FOLDER/_lock (tables/lock.py) over a local folder, without Spark: created only
+where none exists, naming its holder; refused while its holder lives; a dead
+holder's lock claimed; released on every way out; the folders it had to create
+removed again when left empty. (The nightly's StateLock is this lock over
+STATE: tests/spark/test_nightly_edges.py.)"""
+
+import json
+import os
+import socket
+import time
+
+import pytest
+
+from templatemine.tables.lock import (UNREADABLE_STALE_S, FolderLock, LocalFiles, LockHeld, LockRaced,
+                                      process_facts)
+from tests.commands import alive, ended, holder  # noqa: F401 (fixtures)
+
+
+def _lock(folder, **about):
+    return FolderLock(str(folder), LocalFiles(), **about)
+
+
+def test_held_while_inside_and_names_its_holder(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    with _lock(out, command="templatemine detect") as lock:
+        held = json.loads((out / "_lock").read_text())
+        assert held == lock.holder and lock.taken_over is None
+        assert held["host"] == socket.gethostname() and held["pid"] == os.getpid()
+        assert held["command"] == "templatemine detect" and held["since"].startswith("20")
+        assert held.get("start") == process_facts(os.getpid()).get("start")
+    assert not (out / "_lock").exists() and out.is_dir()
+
+
+def test_a_second_holder_is_refused_naming_the_first(tmp_path):
+    out = tmp_path / "out"
+    with _lock(out, command="templatemine run") as first:
+        before = (out / "_lock").read_text()
+        with pytest.raises(LockHeld) as refused:
+            with _lock(out, command="templatemine clean"):
+                pass
+        assert refused.value.held == first.holder and refused.value.path == f"{out}/_lock"
+        message = str(refused.value)
+        for words in (f"{out}/_lock", f"pid {os.getpid()}", f"host {socket.gethostname()}",
+                      f"since {first.holder['since']}", "(templatemine run)"):
+            assert words in message, (words, message)
+        assert (out / "_lock").read_text() == before  # the refused one touched nothing
+    with _lock(out):  # released: free again
+        pass
+
+
+def test_a_live_holder_here_elsewhere_or_in_another_container_is_not_taken_over(tmp_path, alive):
+    out = tmp_path / "out"
+    out.mkdir()
+    here = holder(alive)
+    for held in (here, {**here, "host": "elsewhere"}, {**here, "pidns": 1}, {**here, "boot": None},
+                 {**here, "pid": "x"}):
+        (out / "_lock").write_text(json.dumps(held))
+        with pytest.raises(LockHeld):
+            with _lock(out):
+                pass
+        assert json.loads((out / "_lock").read_text()) == held
+    os.utime(out / "_lock", (time.time() - 2 * UNREADABLE_STALE_S,) * 2)  # old, but its holder lives
+    with pytest.raises(LockHeld):
+        with _lock(out):
+            pass
+
+
+def test_a_lock_of_a_process_that_is_gone_is_claimed(tmp_path, ended, alive):
+    out = tmp_path / "out"
+    out.mkdir()
+    dead = holder(ended)  # (its facts but the start time, which an ended process has no more)
+    reused = {**holder(alive), "start": 1}  # its pid now another process's
+    rebooted = {**holder(alive), "boot": "an-earlier-boot"}
+    for held in (dead, reused, rebooted):
+        (out / "_lock").write_text(json.dumps(held))
+        with _lock(out) as lock:
+            assert lock.taken_over == held
+            assert json.loads((out / "_lock").read_text()) == lock.holder
+        assert sorted(os.listdir(out)) == []  # no claim file left behind either
+
+
+def test_an_empty_lock_is_waited_for_ten_minutes_then_claimed(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "_lock").write_text("")
+    with pytest.raises(LockHeld, match="empty or unreadable"):
+        with _lock(out):
+            pass
+    os.utime(out / "_lock", (time.time() - UNREADABLE_STALE_S - 5,) * 2)
+    with _lock(out) as lock:
+        assert lock.taken_over == {"unreadable": ""}
+
+
+def test_a_claim_that_meets_a_fresh_lock_gives_it_back(tmp_path, ended):
+    """Two processes judged one dead holder's lock stale: the second renames away the
+    first one's fresh lock, sees it is not what it judged, and puts it back."""
+    out = tmp_path / "out"
+    out.mkdir()
+    stale = json.dumps(holder(ended))
+    (out / "_lock").write_text(stale)
+    fresh = json.dumps(holder(os.getpid(), command="the other"))
+
+    class Racing(LocalFiles):
+        def rename(self, src, dst):
+            if src.endswith("/_lock") and ".stale." in dst:
+                (out / "_lock").write_text(fresh)  # the other process claimed and took it meanwhile
+            return super().rename(src, dst)
+
+    with pytest.raises(LockRaced, match="at the same time"):
+        with FolderLock(str(out), Racing()):
+            pass
+    assert (out / "_lock").read_text() == fresh and os.listdir(out) == ["_lock"]
+
+
+@pytest.mark.parametrize("error", [RuntimeError, KeyboardInterrupt, SystemExit])
+def test_released_on_every_way_out(tmp_path, error):
+    out = tmp_path / "out"
+    out.mkdir()
+    with pytest.raises(error):
+        with _lock(out):
+            raise error()
+    assert os.listdir(out) == []
+
+
+def test_a_missing_folder_is_created_and_removed_again_when_left_empty(tmp_path):
+    out = tmp_path / "a" / "b" / "out"
+    with _lock(out):
+        assert (out / "_lock").is_file()
+    assert not (tmp_path / "a").exists()  # a command that wrote nothing leaves no empty OUT
+    with _lock(out):
+        (out / "pages").mkdir()  # what the command wrote stays, with its folders
+    assert sorted(os.listdir(out)) == ["pages"]
+    other = tmp_path / "a" / "other"
+    with _lock(other):
+        pass
+    assert not other.exists() and (tmp_path / "a").is_dir()  # only what the lock created, only if empty
+
+
+def test_a_refused_lock_creates_nothing(tmp_path, alive):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "_lock").write_text(json.dumps(holder(alive)))
+    with pytest.raises(LockHeld):
+        with _lock(tmp_path / "out/"):
+            pass
+    assert os.listdir(out) == ["_lock"]
+
+
+def test_file_uris_are_local_paths(tmp_path):
+    out = tmp_path / "out"
+    with FolderLock(f"file://{out}", LocalFiles()) as lock:
+        assert lock.path == f"file://{out}/_lock" and (out / "_lock").is_file()
+    assert not out.exists()
