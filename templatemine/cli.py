@@ -36,6 +36,7 @@ import re
 import sys
 from contextlib import contextmanager
 from dataclasses import replace
+from urllib.parse import urlsplit
 
 from templatemine.config import CHOICES
 from templatemine.warc.inputs import InputError, UnwritableOutput, check_output, expand_inputs, local_file
@@ -194,8 +195,6 @@ def _spark_conf(items: list[str]) -> dict:
 def _check_folder(path: str | None, label: str) -> None:
     """Before Spark starts: an empty OUT (an unset $OUT) or a local one that is a
     file started Spark and ended in a Py4J traceback (found in review)."""
-    from urllib.parse import urlsplit
-
     from templatemine.spark import under_spark_submit
 
     if path is None:
@@ -344,7 +343,11 @@ def run_command(args) -> int:
         with _holding(out if before_spark else None, LocalFiles, args, progress):
             spark = _session(args, config, args.command)
             try:
-                with _holding(None if before_spark else out, lambda: folder_files(spark, out), args, progress):
+                # (and a path without a scheme that the session's fs.defaultFS puts on HDFS, set by --conf or
+                # HADOOP_CONF_DIR outside spark-submit: its lock is taken there too; found in review)
+                remote = out is not None and (not before_spark or (not urlsplit(out).scheme
+                                                                   and not _session_fs_local(spark)))
+                with _holding(out if remote else None, lambda: folder_files(spark, out), args, progress):
                     return _stages(spark, args, config, files, missing, progress)
             finally:
                 spark.stop()
@@ -469,12 +472,17 @@ def _within(path: str, folder: str) -> bool:
     return inner == outer or inner.startswith(outer.rstrip("/") + "/")
 
 
+def _session_fs_local(spark) -> bool:
+    """Whether the session puts a path without a scheme on the driver's disk (its fs.defaultFS)."""
+    from templatemine.pagelevel.train import _default_fs_is_local
+
+    return _default_fs_is_local(spark)
+
+
 def _on_driver_disk(path: str) -> bool:
     """Whether PATH is on this machine's disk before any session says so: a
     local path or file: URI, except a path without a scheme under spark-submit
     (fs.defaultFS's there: HDFS on YARN)."""
-    from urllib.parse import urlsplit
-
     from templatemine.spark import under_spark_submit
 
     return local_file(path) is not None and not (urlsplit(path).scheme == "" and under_spark_submit())
@@ -485,7 +493,9 @@ def _holding(out: str | None, file_ops, args, progress):
     """OUT/_lock held for the with-block (nothing when OUT is None); `file_ops()`
     gives the lock its file operations. A lock of a process that is gone is
     taken over, said in the progress. A SIGTERM (a scheduler's kill) ends the
-    command through the block, releasing the lock like an error or ^C does."""
+    process as it always did, leaving the lock to be taken over: raising from
+    a handler waited for the running Spark job, then left py4j's answers off
+    by one, so a Hadoop lock stayed anyway (found in review)."""
     if out is None:
         yield
         return
@@ -499,29 +509,9 @@ def _holding(out: str | None, file_ops, args, progress):
     try:
         if lock.taken_over:
             progress(f"{args.command}: took over {lock.path}, left by {describe(lock.taken_over)}, which is gone")
-        with _exit_on_sigterm():
-            yield
+        yield
     finally:
         lock.__exit__(None, None, None)
-
-
-@contextmanager
-def _exit_on_sigterm():
-    import signal
-    import threading
-
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def terminate(signum, frame):
-        raise SystemExit(128 + signum)
-
-    previous = signal.signal(signal.SIGTERM, terminate)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 def lock_refusal(out: str, exc) -> str:

@@ -23,6 +23,7 @@ def no_spark(monkeypatch):
         raise SparkStarted()
 
     monkeypatch.setattr(cli, "_session", session)
+    monkeypatch.setattr(cli, "_session_fs_local", lambda spark: True)  # (a stand-in session has no JVM to ask)
 
 
 @pytest.fixture

@@ -9,10 +9,11 @@ one machine only.
 The lock is created only where none exists: O_EXCL on a local disk, Hadoop's
 create without overwrite elsewhere (atomic on HDFS; on S3 a check, then a
 write). It names its holder: host, pid, and what makes a pid one process there
-(the boot's id, the PID namespace, the process's start time). A lock is taken
-over when its holder is surely gone: the same host, booted since, or in the
-same boot and PID namespace with no process of that pid and start time (a
-killed process); or when it is empty or unreadable and older than
+(the machine's id, the boot's id, the PID namespace, the process's start
+time). A lock is taken over when its holder is surely gone: the same host and
+machine id, booted since, or in the same boot and PID namespace with no
+process of that pid (signal 0 says so where /proc hides it) and start time
+(a killed process); or when it is empty or unreadable and older than
 UNREADABLE_STALE_S (its write failed). It is claimed by renaming it away, which
 one process only can do, and checked unchanged before it is dropped. Any other
 lock is refused, naming its holder, until released or removed by hand (a
@@ -148,6 +149,15 @@ class LocalFiles:
         except FileNotFoundError:
             return False
 
+    def restore(self, src: str, dst: str) -> bool:
+        """Move SRC to DST unless DST exists (a hard link fails where rename would overwrite)."""
+        try:
+            os.link(self._disk(src), self._disk(dst))
+        except OSError:
+            return False
+        os.unlink(self._disk(src))
+        return True
+
     def delete(self, path: str) -> None:
         try:
             os.unlink(self._disk(path))
@@ -211,6 +221,10 @@ class HadoopFiles:
     def rename(self, src: str, dst: str) -> bool:
         return bool(self._fs.rename(self._Path(src), self._Path(dst)))
 
+    def restore(self, src: str, dst: str) -> bool:
+        """Move SRC to DST unless DST exists (HDFS's rename refuses an existing file)."""
+        return not self._exists(dst) and self.rename(src, dst)
+
     def delete(self, path: str) -> None:
         self._fs.delete(self._Path(path), False)
 
@@ -241,7 +255,9 @@ class FolderLock:
         self._created = self.files.make_folder(self.folder)
         try:
             self._take()
-        except BaseException:
+        except BaseException:  # (a ^C after this process's lock was written: not left behind)
+            if self.files.read(self.path) == self.text:
+                self.files.delete(self.path)
             self.files.remove_empty(self._created)
             raise
         return self
@@ -257,11 +273,17 @@ class FolderLock:
             if not self.stale(held):
                 raise LockHeld(self.path, held)
             claim = f"{self.path}.stale.{uuid.uuid4().hex}"
+            if self.files.read(self.path) != text:
+                continue  # replaced meanwhile: judge the new one
             if not self.files.rename(self.path, claim):
                 continue  # another process claimed it first
             if self.files.read(claim) != text:  # not the lock judged stale: another's fresh one
-                self.files.rename(claim, self.path)
-                raise LockRaced(f"{self.path} was taken by another process at the same time", self.path)
+                # put back only where no lock is now (a third process's would be overwritten,
+                # and two would hold it; found in review): else it stays as the claim, named
+                back = self.files.restore(claim, self.path)
+                raise LockRaced(f"{self.path} was taken by another process at the same time"
+                                + ("" if back else f" (its lock, left at {claim}, could not be put back)"),
+                                self.path)
             self.files.delete(claim)
             self.taken_over = held or {"unreadable": text[:200]}
         raise LockError(f"could not take {self.path}", self.path)
@@ -274,14 +296,24 @@ class FolderLock:
         if held.get("host") != me["host"]:
             return False
         if held.get("boot") and me.get("boot") and held["boot"] != me["boot"]:
-            return True  # booted since: no process of that boot runs
+            # booted since, no process of that boot runs: if the same machine (two machines
+            # of one host name, cloned VMs, containers given --hostname, differ in boot too)
+            return bool(held.get("machine")) and held.get("machine") == me.get("machine")
         if not held.get("boot") or held.get("boot") != me.get("boot") or held.get("pidns") != me.get("pidns"):
             return False  # another container sharing the host name: its pids are not ours to see
         pid = held.get("pid")
         if not isinstance(pid, int) or pid <= 0:
             return False
         start = process_facts(pid).get("start")
-        return start is None or start != held.get("start")
+        if start is None:  # no /proc entry: gone, or hidden (/proc mounted hidepid: another user's)
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                return True
+            except PermissionError:
+                return False
+            return False  # a process we may signal but not read: not surely gone
+        return start != held.get("start")
 
     def __exit__(self, *exc) -> None:
         if self.files.read(self.path) == self.text:
@@ -298,10 +330,16 @@ def parse_holder(text: str) -> dict:
 
 
 def process_facts(pid: int) -> dict:
-    """What makes `pid` one process of this machine: the boot's id, this process's
+    """What makes `pid` one process of this machine: the machine's id
+    (/etc/machine-id, where there is one), the boot's id, this process's
     PID namespace (its pids are another namespace's too), the process's start
     time (clock ticks since boot; absent when there is no such process)."""
     facts: dict = {}
+    try:
+        with open("/etc/machine-id") as fh:
+            facts["machine"] = fh.read().strip() or None
+    except OSError:
+        pass
     try:
         with open("/proc/sys/kernel/random/boot_id") as fh:
             facts["boot"] = fh.read().strip()

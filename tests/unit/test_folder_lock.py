@@ -53,8 +53,11 @@ def test_a_live_holder_here_elsewhere_or_in_another_container_is_not_taken_over(
     out = tmp_path / "out"
     out.mkdir()
     here = holder(alive)
+    # ... nor one of another machine of the same host name (a cloned VM, a container given
+    # --hostname elsewhere: its boot differs too, found in review), or of an unknown machine
+    other_machine = {**here, "boot": "another-boot", "machine": "another-machine"}
     for held in (here, {**here, "host": "elsewhere"}, {**here, "pidns": 1}, {**here, "boot": None},
-                 {**here, "pid": "x"}):
+                 {**here, "pid": "x"}, other_machine, {**other_machine, "machine": None}):
         (out / "_lock").write_text(json.dumps(held))
         with pytest.raises(LockHeld):
             with _lock(out):
@@ -71,8 +74,8 @@ def test_a_lock_of_a_process_that_is_gone_is_claimed(tmp_path, ended, alive):
     out.mkdir()
     dead = holder(ended)  # (its facts but the start time, which an ended process has no more)
     reused = {**holder(alive), "start": 1}  # its pid now another process's
-    rebooted = {**holder(alive), "boot": "an-earlier-boot"}
-    for held in (dead, reused, rebooted):
+    rebooted = {**holder(alive), "boot": "an-earlier-boot"}  # the same machine id, where there is one
+    for held in (dead, reused, *((rebooted,) if rebooted.get("machine") else ())):
         (out / "_lock").write_text(json.dumps(held))
         with _lock(out) as lock:
             assert lock.taken_over == held
@@ -111,6 +114,33 @@ def test_a_claim_that_meets_a_fresh_lock_gives_it_back(tmp_path, ended):
         with FolderLock(str(out), Racing()):
             pass
     assert (out / "_lock").read_text() == fresh and os.listdir(out) == ["_lock"]
+
+
+def test_a_claim_is_not_put_back_over_a_third_process_lock(tmp_path, ended):
+    """As above, and a third process created its lock in the gap: putting the
+    claim back with a rename overwrote that lock, and two processes went on,
+    each holding it (found in review). The claim stays, named in the error."""
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "_lock").write_text(json.dumps(holder(ended)))
+    fresh = json.dumps(holder(os.getpid(), command="the second"))
+    third = json.dumps(holder(os.getpid(), command="the third"))
+
+    class Racing(LocalFiles):
+        def rename(self, src, dst):
+            if src.endswith("/_lock") and ".stale." in dst:
+                (out / "_lock").write_text(fresh)
+                done = super().rename(src, dst)
+                (out / "_lock").write_text(third)  # created where none was, after the claim
+                return done
+            return super().rename(src, dst)
+
+    with pytest.raises(LockRaced, match="could not be put back") as raced:
+        with FolderLock(str(out), Racing()):
+            pass
+    assert (out / "_lock").read_text() == third
+    claims = [n for n in os.listdir(out) if n.startswith("_lock.stale.")]
+    assert len(claims) == 1 and (out / claims[0]).read_text() == fresh and claims[0] in str(raced.value)
 
 
 @pytest.mark.parametrize("error", [RuntimeError, KeyboardInterrupt, SystemExit])
