@@ -448,6 +448,7 @@ def _stages(spark, args, config, files, missing, progress) -> int:
 # the commands that write into OUT (tables, manifests, report.html, density/): each holds
 # OUT/_lock while it runs (tables/lock.py), as a night holds STATE/_lock
 WRITE_OUT = ("extract", "run", "detect", "pagelevel", "clean", "report", "priority")
+CREATE_OUT = ("extract", "run")  # the others read OUT's tables first: no OUT, no lock (and their one-line error)
 
 
 def written_out(args) -> str | None:
@@ -501,7 +502,13 @@ def _holding(out: str | None, file_ops, args, progress):
         return
     from templatemine.tables.lock import FolderLock, LockError, describe
 
-    lock = FolderLock(out, file_ops(), command=f"templatemine {args.command}")
+    files = file_ops()
+    if args.command not in CREATE_OUT and not files.exists(out):
+        # a stage that reads OUT's tables (detect, clean, ...) on a mistyped OUT: no folder made for
+        # the lock, so the stage says "no such output" (a lock's empty OUT made it "no tables")
+        yield
+        return
+    lock = FolderLock(out, files, command=f"templatemine {args.command}")
     try:
         lock.__enter__()
     except OSError as exc:  # OUT (or its parent) not writable, a read-only file system

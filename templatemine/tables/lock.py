@@ -92,6 +92,9 @@ class LocalFiles:
     def _disk(self, path: str) -> str:
         return local_file(path) or path
 
+    def exists(self, folder: str) -> bool:
+        return os.path.isdir(self._disk(folder))
+
     def make_folder(self, folder: str) -> list[str]:
         created = _missing_folders(self._disk(folder), os.path.isdir)
         os.makedirs(self._disk(folder), exist_ok=True)
@@ -176,6 +179,9 @@ class HadoopFiles:
 
     def _exists(self, path: str) -> bool:
         return bool(self._fs.exists(self._Path(path)))
+
+    def exists(self, folder: str) -> bool:
+        return self._exists(folder.rstrip("/"))
 
     def make_folder(self, folder: str) -> list[str]:
         created = _missing_folders(folder.rstrip("/"), self._exists)

@@ -155,11 +155,22 @@ def test_a_new_out_whose_parent_does_not_exist(tmp_path, monkeypatch):
     assert not os.path.exists(tmp_path / "new")
 
 
+def test_a_stage_on_a_missing_out_makes_no_folder_for_a_lock(tmp_path):
+    """detect, clean, ... read OUT's tables: on a mistyped OUT they take no lock,
+    so no folder is made for one, and the stage's own one line ("no such output")
+    stands; a lock's empty OUT made it "no tables" (found by the test suite)."""
+    out = str(tmp_path / "typo")
+    for command in ("detect", "clean", "pagelevel", "report"):
+        with pytest.raises(SparkStarted):  # on to Spark, which says there is no such output
+            cli.main([command, out])
+        assert not os.path.exists(out)
+
+
 def test_an_out_where_no_lock_can_be_created_is_one_line(capsys, tmp_path):
     parent = tmp_path / "a-file"
     parent.write_text("not a folder")
     out = str(parent / "out")
-    assert cli.main(["detect", out]) == 2
+    assert cli.main(["run", SAMPLE, "--out", out]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith(f"templatemine: OUT {out}: cannot create {out}/_lock ("), err
     assert parent.read_text() == "not a folder"
@@ -177,7 +188,7 @@ def test_a_command_killed_by_sigterm_leaves_its_lock_to_be_taken_over(tmp_path):
             "    print('started', flush=True)\n"
             "    time.sleep(60)\n"
             "cli._session = session\n"
-            f"sys.exit(cli.main(['detect', {out!r}]))\n")
+            f"sys.exit(cli.main(['run', {os.path.abspath(SAMPLE)!r}, '--out', {out!r}]))\n")
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
     try:
         assert proc.stdout.readline().strip() == "started"
