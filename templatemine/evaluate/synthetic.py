@@ -135,13 +135,6 @@ def web_differences(folder: str, spec) -> list[str]:
     return diff
 
 
-def cached_web_matches(folder: str, spec) -> bool:
-    """Whether FOLDER holds the web this generator makes from SPEC: its
-    spec.json records the same spec, field by field, and the same generator
-    version (`GENERATOR`)."""
-    return not web_differences(folder, spec)
-
-
 def reuse_web(folder: str, spec, make, who: str, derived: tuple = ()) -> bool:
     """Keep the web in FOLDER if it was made from SPEC, else (re)make it with
     `make(spec, folder)`, first removing FOLDER and the DERIVED folders computed

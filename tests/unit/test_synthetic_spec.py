@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from templatemine.evaluate.synthetic import (MAX_SHARDS, WebSpec, cached_web_matches, generate, page_profile,
+from templatemine.evaluate.synthetic import (MAX_SHARDS, WebSpec, generate, page_profile, web_differences,
                                               reuse_web)
 from templatemine.evaluate.synthetic_topics import TopicWebSpec, generate_topics
 
@@ -63,27 +63,28 @@ def test_the_smallest_valid_vocabulary_generates(tmp_path, markup, vocabulary):
     assert summary["pages"] == 300
 
 
-def test_cached_web_matches_compares_the_spec(tmp_path):
+def test_web_differences_compares_the_spec(tmp_path):
     spec = WebSpec(pages=40, seed=2, shards=2)
     web = tmp_path / "web"
-    assert not cached_web_matches(str(web), spec)  # nothing there
+    assert web_differences(str(web), spec) == ["no spec.json"]  # nothing there
     generate(spec, str(web), workers=1)
-    assert cached_web_matches(str(web), spec) and cached_web_matches(str(web), WebSpec(pages=40, seed=2, shards=2))
-    for other in (WebSpec(pages=41, seed=2, shards=2), WebSpec(pages=40, seed=3, shards=2),
-                  WebSpec(pages=40, seed=2, shards=2, markup="real"), WebSpec(pages=40, seed=2, shards=3)):
-        assert not cached_web_matches(str(web), other), other
+    assert web_differences(str(web), spec) == [] == web_differences(str(web), WebSpec(pages=40, seed=2, shards=2))
+    for other, field in ((WebSpec(pages=41, seed=2, shards=2), "pages"), (WebSpec(pages=40, seed=3, shards=2), "seed"),
+                         (WebSpec(pages=40, seed=2, shards=2, markup="real"), "markup"),
+                         (WebSpec(pages=40, seed=2, shards=3), "shards")):
+        assert web_differences(str(web), other) == [field], other
     # a web written by an earlier generator (no version recorded) is not reused
     summary = json.loads((web / "spec.json").read_text())
     summary.pop("generator")
     (web / "spec.json").write_text(json.dumps(summary))
-    assert not cached_web_matches(str(web), spec)
+    assert web_differences(str(web), spec) == ["generator"]
 
     topics = TopicWebSpec(topics=("rock climbing", "java"), authorities=4, hubs=2, portals=2, portal_pages=2)
     generate_topics(topics, str(tmp_path / "topics"))
-    assert cached_web_matches(str(tmp_path / "topics"), topics)
+    assert web_differences(str(tmp_path / "topics"), topics) == []
     other = TopicWebSpec(query_topic="java", topics=("rock climbing", "java"), authorities=4, hubs=2, portals=2,
                          portal_pages=2)
-    assert not cached_web_matches(str(tmp_path / "topics"), other)
+    assert web_differences(str(tmp_path / "topics"), other) == ["query_topic"]
 
 
 def test_reuse_web_regenerates_another_spec_and_what_was_derived(tmp_path, capsys):
