@@ -298,18 +298,6 @@ def markdown(result: dict) -> str:
     return "\n".join(line for line in lines if line is not None)
 
 
-def web_spec(corpus: str) -> dict | None:
-    """The generator's spec of the corpus (pages, seed, markup, shards...) from
-    its spec.json, recorded in bench.json; None for a corpus without one."""
-    try:
-        with open(os.path.join(corpus, "spec.json"), encoding="utf-8") as fh:
-            summary = json.load(fh)
-    except (OSError, ValueError):
-        return None
-    spec = summary.get("spec") if isinstance(summary, dict) else None
-    return {**spec, "generator": summary.get("generator", 1)} if isinstance(spec, dict) else None
-
-
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--corpus", help="a synthetic web folder (with warc/); default: generate WORK/web")
@@ -326,7 +314,7 @@ def main() -> int:
     args = ap.parse_args()
     from bench_extract import ceiling
 
-    from templatemine.evaluate.synthetic import WebSpec, generate, reuse_web
+    from templatemine.evaluate.synthetic import WebSpec, generate, recorded_spec, reuse_web
 
     corpus = args.corpus or os.path.join(args.work, "web")
     make = lambda s, f: generate(s, f, workers=args.cores)  # noqa: E731
@@ -344,7 +332,9 @@ def main() -> int:
 
     commit = subprocess.run(["git", "-C", ROOT, "describe", "--always", "--dirty"], capture_output=True,
                             text=True).stdout.strip() or "unknown"
-    result = {"corpus": corpus, "web_spec": web_spec(corpus), "date": time.strftime("%Y-%m-%d"), "commit": commit,
+    spec_of = recorded_spec(corpus)  # (pages, seed, markup, shards... of the web measured)
+    result = {"corpus": corpus, "web_spec": spec_of if isinstance(spec_of, dict) else None,
+              "date": time.strftime("%Y-%m-%d"), "commit": commit,
               "ceiling": {"pages": n, "seconds": round(with_read, 2), "pages_per_s": round(n / with_read, 2)}}
     print(f"bench: ceiling {result['ceiling']['pages_per_s']} pages/s on one core ({n} pages)", flush=True)
     sample = response_html(paths, max(1, n // args.sample))

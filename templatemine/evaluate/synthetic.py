@@ -115,24 +115,32 @@ class WebSpec:
              f"not {self.vocabulary}")
 
 
-def web_differences(folder: str, spec) -> list[str]:
-    """How the web in FOLDER differs from what this generator makes of SPEC (a
-    WebSpec or a TopicWebSpec): the spec fields whose values differ, "generator"
-    when it was made by another version of the generator, or "no spec.json".
-    Empty: FOLDER holds exactly that web."""
+def recorded_spec(folder: str) -> dict | str:
+    """The spec the web in FOLDER was made from, as its spec.json records it,
+    with the generator's version (`generator`, None when not recorded); else
+    why there is none ("no spec.json", "no spec in spec.json")."""
     try:
         with open(os.path.join(folder, "spec.json"), encoding="utf-8") as fh:
             summary = json.load(fh)
     except (OSError, ValueError):
-        return ["no spec.json"]
+        return "no spec.json"
     if not isinstance(summary, dict) or not isinstance(summary.get("spec"), dict):
-        return ["no spec in spec.json"]
-    want = json.loads(json.dumps(asdict(spec)))  # tuples as lists, as spec.json holds them
-    got = summary["spec"]
-    diff = [k for k in sorted(want.keys() | got.keys()) if want.get(k) != got.get(k)]
-    if summary.get("generator") != type(spec).GENERATOR:
-        diff.append("generator")
-    return diff
+        return "no spec in spec.json"
+    return {**summary["spec"], "generator": summary.get("generator")}
+
+
+def web_differences(folder: str, spec) -> list[str]:
+    """How the web in FOLDER differs from what this generator makes of SPEC (a
+    WebSpec or a TopicWebSpec): the spec fields whose values differ, "generator"
+    when it was made by another version of the generator, or why it records no
+    spec (recorded_spec). Empty: FOLDER holds exactly that web."""
+    got = recorded_spec(folder)
+    if isinstance(got, str):
+        return [got]
+    # tuples as lists, as spec.json holds them
+    want = {**json.loads(json.dumps(asdict(spec))), "generator": type(spec).GENERATOR}
+    return [k for k in sorted(want.keys() - {"generator"} | got.keys() - {"generator"}) if want.get(k) != got.get(k)] \
+        + (["generator"] if got["generator"] != want["generator"] else [])
 
 
 def reuse_web(folder: str, spec, make, who: str, derived: tuple = ()) -> bool:

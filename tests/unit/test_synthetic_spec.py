@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from templatemine.evaluate.synthetic import (MAX_SHARDS, WebSpec, generate, page_profile, web_differences,
-                                              reuse_web)
+from templatemine.evaluate.synthetic import (MAX_SHARDS, WebSpec, generate, page_profile, recorded_spec, reuse_web,
+                                              web_differences)
 from templatemine.evaluate.synthetic_topics import TopicWebSpec, generate_topics
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -124,15 +124,12 @@ def test_scripts_reuse_a_web_only_through_the_spec_check(script):
 
 
 def test_bench_records_the_web_spec(tmp_path):
-    sys.path.insert(0, str(ROOT / "scripts"))
-    try:
-        import bench
-    finally:
-        sys.path.remove(str(ROOT / "scripts"))
+    assert "recorded_spec" in _calls(ROOT / "scripts" / "bench.py")  # bench.json's web_spec
     generate(WebSpec(pages=20, seed=9, shards=1, markup="real"), str(tmp_path), workers=1)
-    recorded = bench.web_spec(str(tmp_path))
+    recorded = recorded_spec(str(tmp_path))
     assert recorded["seed"] == 9 and recorded["markup"] == "real" and recorded["pages"] == 20
-    assert bench.web_spec(str(tmp_path / "none")) is None
+    assert recorded["generator"] == WebSpec.GENERATOR
+    assert recorded_spec(str(tmp_path / "none")) == "no spec.json"
 
 
 def test_page_profile_counts_the_body_element_itself():
