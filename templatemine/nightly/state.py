@@ -89,6 +89,8 @@ class StateLock(FolderLock):
             raise StateError(f"{root}: another night took the state's lock at the same time") from None
         except LockError:
             raise StateError(f"{root}: could not take {self.path}") from None
+        except OSError as exc:  # STATE (or its parent) not writable: no permission, a NameNode in safe mode
+            raise StateError(f"{root}: cannot create {self.path} ({exc.strerror or exc})") from None
 
 
 def delta_ready(spark: SparkSession) -> None:

@@ -168,8 +168,30 @@ class LocalFiles:
             pass
 
 
+def hadoop_error(exc: BaseException) -> OSError | None:
+    """A Hadoop FileSystem call's Java exception (through py4j) as an OSError of
+    one line, "AccessControlException: Permission denied: user=...", the remote
+    class named for an HDFS RemoteException; None for an error of Python's own.
+    (Raised as it was, it printed a page of Java stack for a folder the user
+    may not write: found in review.)"""
+    java = getattr(exc, "java_exception", None)
+    if java is None:
+        return None
+    try:
+        name = str(java.getClass().getName())
+        if name.endswith("RemoteException") and java.getClassName():
+            name = str(java.getClassName())
+        message = str(java.getMessage() or "")
+    except Exception:  # the gateway itself failed: what py4j says, first line
+        name, message = type(exc).__name__, str(exc)
+    first = next((line.strip() for line in message.splitlines() if line.strip()), "")
+    return OSError(f"{name.rsplit('.', 1)[-1]}: {first}" if first else name.rsplit(".", 1)[-1])
+
+
 class HadoopFiles:
-    """The same through the session's Hadoop FileSystem (HDFS, S3A, ...)."""
+    """The same through the session's Hadoop FileSystem (HDFS, S3A, ...). A Java
+    error where the lock is made (no permission, a NameNode in safe mode) comes
+    out as an OSError of one line (hadoop_error), as a local one does."""
 
     def __init__(self, spark, folder: str):
         from templatemine.tables.output import RunOutput
@@ -181,12 +203,18 @@ class HadoopFiles:
         return bool(self._fs.exists(self._Path(path)))
 
     def exists(self, folder: str) -> bool:
-        return self._exists(folder.rstrip("/"))
+        try:
+            return self._exists(folder.rstrip("/"))
+        except Exception as exc:
+            raise hadoop_error(exc) or exc from None
 
     def make_folder(self, folder: str) -> list[str]:
-        created = _missing_folders(folder.rstrip("/"), self._exists)
-        if created:
-            self._fs.mkdirs(self._Path(folder))
+        try:
+            created = _missing_folders(folder.rstrip("/"), self._exists)
+            if created:
+                self._fs.mkdirs(self._Path(folder))
+        except Exception as exc:
+            raise hadoop_error(exc) or exc from None
         return created
 
     def remove_empty(self, folders: list[str]) -> None:
@@ -201,15 +229,24 @@ class HadoopFiles:
         try:
             stream = self._fs.create(self._Path(path), False)
         except Exception as exc:  # FileAlreadyExistsException, through py4j
-            if "AlreadyExists" in str(exc) or self._exists(path):
+            if "AlreadyExists" in str(exc):
                 return False
-            raise
+            try:
+                there = self._exists(path)
+            except Exception:
+                there = False
+            if there:
+                return False
+            raise hadoop_error(exc) or exc from None
         try:
             stream.write(bytearray(text.encode("utf-8")))
             stream.close()
-        except BaseException:
-            self._fs.delete(self._Path(path), False)
-            raise
+        except BaseException as exc:  # (a quota, a DataNode gone)
+            try:
+                self._fs.delete(self._Path(path), False)
+            except Exception:
+                pass
+            raise (hadoop_error(exc) or exc) from None
         return True
 
     def read(self, path: str) -> str | None:

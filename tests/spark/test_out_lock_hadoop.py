@@ -127,3 +127,39 @@ def test_on_hdfs_a_second_command_is_refused_and_a_dead_ones_lock_claimed(spark,
     assert len(ours) == 1 and ours[0].startswith(f"templatemine: OUT {out} is being written by another command: "
                                                  f"{out}/_lock is held by pid {alive} on host "), done.stderr[-3000:]
     assert json.loads(read_text(spark, f"{out}/_lock")) == _holder(alive)
+
+
+def _safe_mode(spark, hdfs, on: bool) -> None:
+    """The MiniDFSCluster's NameNode into or out of safe mode: it refuses every write (a
+    permission error cannot be had here: the cluster runs without permissions, and its
+    user is the superuser anyway)."""
+    jvm = spark._jvm
+    fs = jvm.org.apache.hadoop.fs.FileSystem.get(jvm.java.net.URI(hdfs), spark._jsc.hadoopConfiguration())
+    fs.setSafeMode(jvm.org.apache.hadoop.fs.SafeModeAction.valueOf("ENTER" if on else "LEAVE"))
+
+
+def test_on_hdfs_a_lock_that_cannot_be_created_is_one_line_not_a_java_stack(spark, hdfs, monkeypatch, capsys):
+    """OUT's lock refused by HDFS itself (no permission, a NameNode in safe mode) ends
+    the command with one line naming the lock and HDFS's reason, exit 2, before any
+    stage; it printed a page of Java stack (found in review)."""
+    from templatemine.nightly.state import State, StateError, StateLock
+    from templatemine.tables.output import path_exists
+
+    out = f"{hdfs}/safemode/out"
+    spark._jvm.org.apache.hadoop.fs.FileSystem.get(spark._jvm.java.net.URI(hdfs),
+                                                   spark._jsc.hadoopConfiguration()).mkdirs(
+        spark._jvm.org.apache.hadoop.fs.Path(out))
+    monkeypatch.setattr(cli, "_session", lambda *a, **k: _Session(spark))
+    _safe_mode(spark, hdfs, True)
+    try:
+        assert cli.main(["detect", out, "--quiet"]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith(f"templatemine: OUT {out}: cannot create {out}/_lock "
+                                                   f"(SafeModeException: "), err
+        assert "safe mode" in err[0]
+        with pytest.raises(StateError, match=f"cannot create {hdfs}/safemode/state/_lock \\(SafeModeException: "):
+            with StateLock(State(spark, f"{hdfs}/safemode/state")):
+                pass
+    finally:
+        _safe_mode(spark, hdfs, False)
+    assert not path_exists(spark, f"{out}/_lock")

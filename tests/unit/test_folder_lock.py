@@ -182,3 +182,46 @@ def test_file_uris_are_local_paths(tmp_path):
     with FolderLock(f"file://{out}", LocalFiles()) as lock:
         assert lock.path == f"file://{out}/_lock" and (out / "_lock").is_file()
     assert not out.exists()
+
+
+class _JavaError(Exception):
+    """What py4j raises for a Java exception: the Java object at `java_exception`."""
+
+    def __init__(self, java):
+        super().__init__("An error occurred while calling o77.create.\n: " + "\n\tat org.apache.hadoop" * 40)
+        self.java_exception = java
+
+
+class _Java:
+    def __init__(self, name, message, remote=None):
+        self._name, self._message, self._remote = name, message, remote
+
+    def getClass(self):
+        return self
+
+    def getName(self):
+        return self._name
+
+    def getMessage(self):
+        return self._message
+
+    def getClassName(self):
+        return self._remote
+
+
+def test_a_hadoop_error_is_one_line_naming_the_remote_class():
+    """A Java exception from the Hadoop FileSystem where the lock is made (through
+    py4j, a page of stack) becomes an OSError of one line; an HDFS RemoteException
+    is named by the NameNode's class (its AccessControlException, SafeModeException)."""
+    from templatemine.tables.lock import hadoop_error
+
+    denied = hadoop_error(_JavaError(_Java(
+        "org.apache.hadoop.ipc.RemoteException",
+        'Permission denied: user=nobody, access=WRITE, inode="/runs":me:supergroup:drwxr-xr-x\n\tat org.apache',
+        "org.apache.hadoop.security.AccessControlException")))
+    assert isinstance(denied, OSError) and str(denied) == (
+        'AccessControlException: Permission denied: user=nobody, access=WRITE, inode="/runs":me:supergroup:drwxr-xr-x')
+    local = hadoop_error(_JavaError(_Java("org.apache.hadoop.fs.ParentNotDirectoryException", "/a/b (is not a directory)")))
+    assert str(local) == "ParentNotDirectoryException: /a/b (is not a directory)"
+    assert str(hadoop_error(_JavaError(_Java("java.io.IOException", None)))) == "IOException"
+    assert hadoop_error(ValueError("not Java")) is None  # Python's own errors are raised as they are
