@@ -10,8 +10,8 @@ text that holds it:
 - template: its text lies inside a template block's text, and inside no
   other block or the gold;
 - not template: it lies inside non-template text only (a related list, the gold);
-- ambiguous: inside both (a title listed in the content and in the "popular"
-  sidebar); unmatched: inside no one block (a pagelet that spans several, as a
+- ambiguous: inside both (a short text that a template block and the gold
+  or a related list both hold); unmatched: inside no one block (a pagelet that spans several, as a
   page's whole wrapper does when no child holds k links): counted and
   reported, not scored;
 - no text: pagelets without words (image links): counted, not scored.
