@@ -78,6 +78,27 @@ def submitted_conf() -> dict[str, str]:
     return dict(SparkConf().getAll())
 
 
+LOG4J2_PROPERTIES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "log4j2.properties")
+
+
+def quiet_log_options(settings: dict, environ=os.environ) -> str | None:
+    """spark.driver.extraJavaOptions for a driver this process starts (local
+    mode): the user's, with log4j2 pointed at LOG4J2_PROPERTIES (Spark's WARN
+    default without the lines every laptop run printed: "Using Spark's default
+    log4j profile", "Setting default log level", a loopback host name, no native
+    Hadoop library). None, to leave them as they are, where the user configures
+    log4j2 (a -Dlog4j2.configurationFile of theirs, a log4j2.properties in
+    SPARK_CONF_DIR) or the file is not there."""
+    given = settings.get("spark.driver.extraJavaOptions", "")
+    conf_dir = environ.get("SPARK_CONF_DIR")
+    if ("log4j2.configurationFile" in given or "log4j.configuration" in given
+            or (conf_dir and os.path.exists(os.path.join(conf_dir, "log4j2.properties")))
+            or not os.path.exists(LOG4J2_PROPERTIES)):
+        return None
+    option = f"-Dlog4j2.configurationFile=file:{LOG4J2_PROPERTIES}"
+    return " ".join(filter(None, [given, f'"{option}"' if any(c.isspace() for c in option) else option]))
+
+
 def get_session(app_name: str = "templatemine", master: str | None = None, conf: dict | None = None,
                 defaults: dict | None = None) -> SparkSession:
     """`conf` is set whatever else is; `defaults` (a preset's or a config file's
@@ -95,6 +116,8 @@ def get_session(app_name: str = "templatemine", master: str | None = None, conf:
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     given = submitted_conf() if defaults else {}
     settings = {**{k: v for k, v in (defaults or {}).items() if k not in given}, **(conf or {}), **REQUIRED_CONF}
+    if not under_spark_submit() and (options := quiet_log_options(settings)):
+        settings["spark.driver.extraJavaOptions"] = options  # (under spark-submit the driver runs already)
     jars = local_jars()
     if jars and not under_spark_submit() and "spark.jars.packages" not in settings:
         existing = settings.get("spark.jars", "")

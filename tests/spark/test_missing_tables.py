@@ -166,8 +166,13 @@ def test_evaluate_says_when_no_gold_page_is_in_out_and_speaks_json(spark, tmp_pa
         {"url": "https://x.example.com/a", "html": "<html><body><p>One page, no templates.</p></body></html>"}])
     out = str(tmp_path / "out")
     cli = [sys.executable, "-m", "templatemine.cli"]
-    assert subprocess.run([*cli, "run", warc, "--out", out, "--preset", "test", "--quiet", "--pagelevel", "site"],
-                          capture_output=True, text=True).returncode == 0
+    ran = subprocess.run([*cli, "run", warc, "--out", out, "--preset", "test", "--quiet", "--pagelevel", "site"],
+                         capture_output=True, text=True)
+    assert ran.returncode == 0, ran.stderr[-2000:]
+    # --quiet: no line from Spark's start-up either (templatemine/log4j2.properties), but the JVM's own
+    # "WARNING: Using incubator modules", which no logger prints
+    noise = [line for line in ran.stderr.splitlines() if line.strip() and not line.startswith("WARNING: Using incubator")]
+    assert noise == [], ran.stderr[-2000:]
     other = tmp_path / "other.jsonl"
     other.write_text('{"url": "https://elsewhere.example.com/", "gold_text": "x"}\n')
     done = subprocess.run([*cli, "evaluate", "--pred", out, "--gold", str(other), "--preset", "test", "--quiet"],
