@@ -759,6 +759,8 @@ def _evaluate(spark, args, progress=None) -> None:
         lines.append(f"  {len(urls) - found} of {len(urls)} gold pages are not in {out}'s clean_pages: "
                      f"scored as empty text")
     lines += [f"  {name}: {why}" for name, why in missing.items()]
+    # (the --json file also holds each site's and page's scores, worst page first; the summary event
+    # of --log-json only the means: a crawl's gold can be thousands of pages)
     document = {name: {"mean_f1": r["mean_f1"], "per_file": {k: vars(v) for k, v in r["per_file"].items()}}
                 for name, r in results.items()} | {"missing_peers": missing,
                                                    "gold_pages": len(urls), "gold_pages_in_out": found}
@@ -767,8 +769,11 @@ def _evaluate(spark, args, progress=None) -> None:
     else:
         progress.summary(lines, {"command": "evaluate", "evaluate": document})
     if args.json:
+        detail = {name: {**document[name],
+                         "per_site": {k: {site: vars(v) for site, v in sites.items()} for k, sites in r["per_site"].items()},
+                         "per_page": r["per_page"]} for name, r in results.items()}
         with open(args.json, "w") as fh:
-            json.dump(document, fh, indent=1)
+            json.dump(document | detail, fh, indent=1)
 
 
 def main(argv: list[str] | None = None) -> int:

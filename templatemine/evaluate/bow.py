@@ -109,8 +109,14 @@ def evaluate_texts(texts: dict[str, str], gold_files: list[str], normalize=None,
     sites; and the mean over files. Gold URLs are normalised with `normalize`
     before lookup; a page without extracted text scores as extracting nothing.
     `gold_filter` (str -> str), when given, rewrites each gold text first
-    (`html.unescape`, for a gold that holds literal HTML entities)."""
-    per_file = {}
+    (`html.unescape`, for a gold that holds literal HTML entities).
+
+    Besides the means, `per_site` (file -> site -> Score) and `per_page` (one
+    row per gold page: file, url as looked up, site, precision, recall, f1,
+    gold_tokens, tokens, found), worst F1 first: which pages and sites a mean
+    lost on, and whether by text kept that the gold lacks (precision) or gold
+    text removed (recall)."""
+    per_file, per_site, per_page = {}, {}, []
     # one file given twice, under any spelling, is scored once (it counted twice in the mean)
     first: dict[str, str] = {}
     for p in gold_files:
@@ -129,8 +135,17 @@ def evaluate_texts(texts: dict[str, str], gold_files: list[str], normalize=None,
         by_site: dict[str, list] = defaultdict(list)
         for key, g in by_key.items():
             g = gold_filter(g) if gold_filter else g
-            by_site[site_of(key) if site_of else ""].append(prf(texts.get(key, ""), g))
+            site = site_of(key) if site_of else ""
+            text = texts.get(key, "")
+            score = prf(text, g)
+            by_site[site].append(score)
+            per_page.append({"file": name, "url": key, "site": site, "precision": score[0], "recall": score[1],
+                             "f1": score[2], "gold_tokens": sum(bag(g).values()), "tokens": sum(bag(text).values()),
+                             "found": key in texts})
         per_file[name] = site_means(by_site)
+        per_site[name] = {site: mean_scores(v) for site, v in sorted(by_site.items())}
     # a gold file without pages has no score: it counted as F1 0 in the mean
     f1s = [s.f1 for s in per_file.values() if s.pages]
-    return {"per_file": per_file, "mean_f1": sum(f1s) / len(f1s) if f1s else 0.0}
+    per_page.sort(key=lambda row: (row["f1"], row["file"], row["url"]))
+    return {"per_file": per_file, "mean_f1": sum(f1s) / len(f1s) if f1s else 0.0, "per_site": per_site,
+            "per_page": per_page}

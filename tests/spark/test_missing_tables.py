@@ -185,10 +185,17 @@ def test_evaluate_says_when_no_gold_page_is_in_out_and_speaks_json(spark, tmp_pa
     done = subprocess.run([*cli, "evaluate", "--pred", out, "--gold", str(gold), "--preset", "test", "--quiet"],
                           capture_output=True, text=True)
     assert done.returncode == 0 and f"1 of 2 gold pages are not in {out}'s clean_pages" in done.stdout, done.stdout
-    done = subprocess.run([*cli, "evaluate", "--pred", out, "--gold", str(gold), "--log-json", "--preset", "test"],
-                          capture_output=True, text=True)
+    scores = tmp_path / "scores.json"
+    done = subprocess.run([*cli, "evaluate", "--pred", out, "--gold", str(gold), "--log-json", "--preset", "test",
+                           "--json", str(scores)], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-2000:]
     events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
     summary = [e for e in events if e.get("event") == "summary"]
     assert len(summary) == 1 and summary[0]["evaluate"]["templatemine"]["mean_f1"] == 0.5  # one site: (1 + 0) / 2
     assert (summary[0]["evaluate"]["gold_pages"], summary[0]["evaluate"]["gold_pages_in_out"]) == (2, 1)
+    # the --json file names the page that lost: the one never crawled, scored as empty text
+    ours = json.loads(scores.read_text())["templatemine"]
+    assert [(p["url"], p["f1"], p["found"]) for p in ours["per_page"]] == [
+        ("https://x.example.com/never-crawled", 0.0, False), ("https://x.example.com/a", 1.0, True)]
+    (sites,) = ours["per_site"].values()  # one gold file
+    assert {site: s["f1"] for site, s in sites.items()} == {"example.com": 0.5}

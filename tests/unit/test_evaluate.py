@@ -39,6 +39,28 @@ def test_pages_averaged_per_site_then_over_sites(tmp_path):
     assert score.sites == 2 and score.pages == 4 and score.f1 == 0.5
 
 
+def test_each_site_and_page_is_scored_worst_page_first(tmp_path):
+    gold = tmp_path / "news.jsonl"
+    gold.write_text("\n".join(json.dumps(r) for r in [
+        {"url": "https://a.org/1", "gold_text": "one two three four"},
+        {"url": "https://a.org/2", "gold_text": "five six"},
+        {"url": "https://b.org/1", "gold_text": "seven"},
+    ]))
+    texts = {"https://a.org/1": "one two three four", "https://a.org/2": "five menu menu menu"}
+    result = evaluate_texts(texts, [str(gold)], site_of=lambda u: u.split("/")[2])
+    pages = result["per_page"]
+    assert [(p["url"], p["site"], p["found"]) for p in pages] == [
+        ("https://b.org/1", "b.org", False), ("https://a.org/2", "a.org", True), ("https://a.org/1", "a.org", True)]
+    assert pages[0] == {"file": str(gold), "url": "https://b.org/1", "site": "b.org", "precision": 0.0,
+                        "recall": 0.0, "f1": 0.0, "gold_tokens": 1, "tokens": 0, "found": False}
+    assert (pages[1]["precision"], pages[1]["recall"], pages[1]["gold_tokens"], pages[1]["tokens"]) == (0.25, 0.5, 2, 4)
+    sites = result["per_site"][str(gold)]
+    assert list(sites) == ["a.org", "b.org"] and sites["a.org"].pages == 2 and sites["b.org"].f1 == 0.0
+    assert abs(sites["a.org"].f1 - (1 + 1 / 3) / 2) < 1e-12
+    # the file's mean is the mean of its sites'
+    assert result["per_file"][str(gold)].f1 == (sites["a.org"].f1 + sites["b.org"].f1) / 2
+
+
 def test_gold_filter_rewrites_each_gold_text(tmp_path):
     import html
 
