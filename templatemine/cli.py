@@ -770,7 +770,8 @@ def _evaluate(spark, args, progress=None) -> None:
         progress.summary(lines, {"command": "evaluate", "evaluate": document})
     if args.json:
         detail = {name: {**document[name],
-                         "per_site": {k: {site: vars(v) for site, v in sites.items()} for k, sites in r["per_site"].items()},
+                         "per_site": {k: {site: vars(v) for site, v in sites.items()}
+                                      for k, sites in r["per_site"].items()},
                          "per_page": r["per_page"]} for name, r in results.items()}
         with open(args.json, "w") as fh:
             json.dump(document | detail, fh, indent=1)

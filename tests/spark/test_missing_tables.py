@@ -171,7 +171,8 @@ def test_evaluate_says_when_no_gold_page_is_in_out_and_speaks_json(spark, tmp_pa
     assert ran.returncode == 0, ran.stderr[-2000:]
     # --quiet: no line from Spark's start-up either (templatemine/log4j2.properties), but the JVM's own
     # "WARNING: Using incubator modules", which no logger prints
-    noise = [line for line in ran.stderr.splitlines() if line.strip() and not line.startswith("WARNING: Using incubator")]
+    noise = [line for line in ran.stderr.splitlines()
+             if line.strip() and not line.startswith("WARNING: Using incubator")]
     assert noise == [], ran.stderr[-2000:]
     other = tmp_path / "other.jsonl"
     other.write_text('{"url": "https://elsewhere.example.com/", "gold_text": "x"}\n')

@@ -221,7 +221,8 @@ def test_a_hadoop_error_is_one_line_naming_the_remote_class():
         "org.apache.hadoop.security.AccessControlException")))
     assert isinstance(denied, OSError) and str(denied) == (
         'AccessControlException: Permission denied: user=nobody, access=WRITE, inode="/runs":me:supergroup:drwxr-xr-x')
-    local = hadoop_error(_JavaError(_Java("org.apache.hadoop.fs.ParentNotDirectoryException", "/a/b (is not a directory)")))
+    local = hadoop_error(_JavaError(_Java("org.apache.hadoop.fs.ParentNotDirectoryException",
+                                          "/a/b (is not a directory)")))
     assert str(local) == "ParentNotDirectoryException: /a/b (is not a directory)"
     assert str(hadoop_error(_JavaError(_Java("java.io.IOException", None)))) == "IOException"
     assert hadoop_error(ValueError("not Java")) is None  # Python's own errors are raised as they are
