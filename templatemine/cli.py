@@ -503,22 +503,31 @@ def _holding(out: str | None, file_ops, args, progress):
     from templatemine.tables.lock import FolderLock, LockError, describe
 
     files = file_ops()
-    if args.command not in CREATE_OUT and not files.exists(out):
+    lock = FolderLock(out, files, command=f"templatemine {args.command}")
+    try:
+        there = args.command in CREATE_OUT or files.exists(out)
+    except OSError as exc:  # HDFS refused even to look (a folder the user may not enter, no NameNode)
+        raise LockError(f"cannot read {out} ({exc.strerror or exc})", lock.path) from None
+    if not there:
         # a stage that reads OUT's tables (detect, clean, ...) on a mistyped OUT: no folder made for
         # the lock, so the stage says "no such output" (a lock's empty OUT made it "no tables")
         yield
         return
-    lock = FolderLock(out, files, command=f"templatemine {args.command}")
     try:
         lock.__enter__()
-    except OSError as exc:  # OUT (or its parent) not writable, a read-only file system
+    except OSError as exc:  # OUT (or its parent) not writable, a read-only file system; on HDFS
+        # AccessControlException, SafeModeException (tables/lock.py hadoop_error)
         raise LockError(f"cannot create {lock.path} ({exc.strerror or exc})", lock.path) from None
     try:
         if lock.taken_over:
             progress(f"{args.command}: took over {lock.path}, left by {describe(lock.taken_over)}, which is gone")
         yield
     finally:
-        lock.__exit__(None, None, None)
+        try:
+            lock.__exit__(None, None, None)
+        except OSError as exc:  # the command's own outcome stands; the lock stays, said (found in review)
+            print(f"templatemine: warning: could not remove {lock.path} ({exc.strerror or exc}); "
+                  f"delete it by hand", file=sys.stderr)
 
 
 def lock_refusal(out: str, exc) -> str:

@@ -182,10 +182,18 @@ def hadoop_error(exc: BaseException) -> OSError | None:
         if name.endswith("RemoteException") and java.getClassName():
             name = str(java.getClassName())
         message = str(java.getMessage() or "")
-    except Exception:  # the gateway itself failed: what py4j says, first line
-        name, message = type(exc).__name__, str(exc)
+    except Exception:  # the gateway itself failed: what py4j said, without asking the JVM again
+        # (str() of a Py4JJavaError does: found in review)
+        name, message = type(exc).__name__, str(getattr(exc, "errmsg", "") or "")
     first = next((line.strip() for line in message.splitlines() if line.strip()), "")
     return OSError(f"{name.rsplit('.', 1)[-1]}: {first}" if first else name.rsplit(".", 1)[-1])
+
+
+def _already_exists(exc: BaseException) -> bool:
+    """Whether a create failed on a file that exists (FileAlreadyExistsException,
+    through py4j), asking the JVM for the class name once, not str() of the error."""
+    error = hadoop_error(exc)
+    return error is not None and str(error).startswith("FileAlreadyExistsException")
 
 
 class HadoopFiles:
@@ -229,7 +237,7 @@ class HadoopFiles:
         try:
             stream = self._fs.create(self._Path(path), False)
         except Exception as exc:  # FileAlreadyExistsException, through py4j
-            if "AlreadyExists" in str(exc):
+            if _already_exists(exc):
                 return False
             try:
                 there = self._exists(path)
@@ -269,7 +277,10 @@ class HadoopFiles:
         return not self._exists(dst) and self.rename(src, dst)
 
     def delete(self, path: str) -> None:
-        self._fs.delete(self._Path(path), False)
+        try:
+            self._fs.delete(self._Path(path), False)
+        except Exception as exc:
+            raise hadoop_error(exc) or exc from None
 
 
 def folder_files(spark, folder: str):

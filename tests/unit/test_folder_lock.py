@@ -226,3 +226,32 @@ def test_a_hadoop_error_is_one_line_naming_the_remote_class():
     assert str(local) == "ParentNotDirectoryException: /a/b (is not a directory)"
     assert str(hadoop_error(_JavaError(_Java("java.io.IOException", None)))) == "IOException"
     assert hadoop_error(ValueError("not Java")) is None  # Python's own errors are raised as they are
+
+
+def test_a_hadoop_error_when_the_jvm_is_gone_asks_it_nothing():
+    """py4j's own exception: str() of it asks the JVM for the stack (protocol.py), which
+    raised again when the gateway was gone; what py4j said first is used instead (found
+    in review)."""
+    from py4j.protocol import Py4JJavaError, Py4JNetworkError
+
+    from templatemine.tables.lock import _already_exists, hadoop_error
+
+    class Gone:
+        def send_command(self, command):
+            raise Py4JNetworkError("Answer from Java side is empty")
+
+    class Dead:
+        _target_id, _gateway_client = "o77", Gone()
+
+        def getClass(self):
+            raise Py4JNetworkError("Answer from Java side is empty")
+
+    exc = Py4JJavaError("An error occurred while calling o77.create.\n", Dead())
+    error = hadoop_error(exc)
+    assert isinstance(error, OSError) and str(error) == "Py4JJavaError: An error occurred while calling o77.create."
+    assert not _already_exists(exc)
+    assert _already_exists(_JavaError(_Java("org.apache.hadoop.fs.FileAlreadyExistsException", "/out/_lock exists")))
+    assert _already_exists(_JavaError(_Java("org.apache.hadoop.ipc.RemoteException", "/out/_lock for client",
+                                            "org.apache.hadoop.fs.FileAlreadyExistsException")))
+    assert not _already_exists(_JavaError(_Java("org.apache.hadoop.ipc.RemoteException", "denied",
+                                                "org.apache.hadoop.security.AccessControlException")))

@@ -209,3 +209,50 @@ def test_the_lock_is_the_folder_lock_the_tests_above_hold(out):
         assert cli.main(["report", out]) == 2
         assert os.path.exists(f"{out}/_lock")
     assert not os.path.exists(f"{out}/_lock")
+
+
+class _Session:
+    def stop(self):
+        pass
+
+
+class _RefusingFiles(LocalFiles):
+    """A Hadoop file system (HadoopFiles) that refuses a call, as tables/lock.py's hadoop_error words it."""
+
+    def __init__(self, refuse: str):
+        self.refuse = refuse
+
+    def exists(self, folder):
+        if self.refuse == "exists":
+            raise OSError('AccessControlException: Permission denied: user=etl, access=EXECUTE, inode="/data"')
+        return super().exists(folder)
+
+    def delete(self, path):
+        if self.refuse == "delete":
+            raise OSError("SafeModeException: Cannot delete /data/out/_lock. Name node is in safe mode.")
+        return super().delete(path)
+
+
+def test_an_out_hdfs_will_not_let_us_look_at_or_unlock_is_one_line_not_a_traceback(out, monkeypatch, capsys):
+    """An OUT only the session reaches (hdfs://): a folder the user may not enter ends the
+    command in one line, exit 2, before any stage; a lock the file system will not let go
+    at the end is a warning naming it, and the command's own result stands (found in review)."""
+    from templatemine.tables import lock as tlock
+
+    ran = []
+    monkeypatch.setattr(cli, "_on_driver_disk", lambda path: False)  # as hdfs://, reached through the session
+    monkeypatch.setattr(cli, "_session", lambda *a, **k: _Session())
+    monkeypatch.setattr(cli, "_stages", lambda *a, **k: ran.append(1) or 0)  # the command's work, done
+
+    monkeypatch.setattr(tlock, "folder_files", lambda spark, folder: _RefusingFiles("exists"))
+    assert cli.main(["detect", out, "--quiet"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"templatemine: OUT {out}: cannot read {out} (AccessControlException: Permission denied: "
+                   f'user=etl, access=EXECUTE, inode="/data")'] and ran == []
+
+    monkeypatch.setattr(tlock, "folder_files", lambda spark, folder: _RefusingFiles("delete"))
+    assert cli.main(["detect", out, "--quiet"]) == 0 and ran == [1]
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"templatemine: warning: could not remove {out}/_lock (SafeModeException: Cannot delete "
+                   f"/data/out/_lock. Name node is in safe mode.); delete it by hand"]
+    assert os.path.exists(f"{out}/_lock")
