@@ -81,22 +81,87 @@ def submitted_conf() -> dict[str, str]:
 LOG4J2_PROPERTIES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "log4j2.properties")
 
 
+JAVA_OPTIONS = ("spark.driver.extraJavaOptions", "spark.driver.defaultJavaOptions")
+LOG4J_FILES = tuple(f"log4j2{ext}" for ext in (".properties", ".xml", ".yaml", ".yml", ".json"))
+
+
+def spark_conf_dir(environ=os.environ) -> str | None:
+    """The folder spark-submit reads spark-defaults.conf and log4j2 files from:
+    SPARK_CONF_DIR, else SPARK_HOME's conf (pip's pyspark is SPARK_HOME when unset)."""
+    if environ.get("SPARK_CONF_DIR"):
+        return environ["SPARK_CONF_DIR"]
+    home = environ.get("SPARK_HOME")
+    if not home:
+        try:
+            from pyspark.find_spark_home import _find_spark_home
+
+            home = _find_spark_home()
+        except Exception:
+            return None
+    return os.path.join(home, "conf")
+
+
+def _properties_file(environ) -> str | None:
+    """spark-submit's properties file for this driver: PYSPARK_SUBMIT_ARGS's
+    --properties-file, else CONF_DIR/spark-defaults.conf."""
+    import shlex
+
+    try:
+        words = shlex.split(environ.get("PYSPARK_SUBMIT_ARGS", ""))
+    except ValueError:
+        words = []
+    for i, word in enumerate(words):
+        if word == "--properties-file" and i + 1 < len(words):
+            return words[i + 1]
+        if word.startswith("--properties-file="):
+            return word.split("=", 1)[1]
+    conf_dir = spark_conf_dir(environ)
+    return os.path.join(conf_dir, "spark-defaults.conf") if conf_dir else None
+
+
+def _read_properties(path: str | None) -> dict[str, str]:
+    """A Spark properties file's KEY VALUE lines (a Java properties file: KEY=VALUE,
+    KEY: VALUE or KEY VALUE; no line continuations); {} when there is none."""
+    import re
+
+    out: dict[str, str] = {}
+    try:
+        with open(path or "", encoding="utf-8") as fh:
+            for line in fh:
+                found = re.match(r"\s*([^#!=:\s][^=:\s]*)\s*[=:\s]\s*(.*?)\s*$", line)
+                if found:
+                    out[found.group(1)] = found.group(2)
+    except OSError:
+        pass
+    return out
+
+
 def quiet_log_options(settings: dict, environ=os.environ) -> str | None:
-    """spark.driver.extraJavaOptions for a driver this process starts (local
-    mode): the user's, with log4j2 pointed at LOG4J2_PROPERTIES (Spark's WARN
-    default without the lines every laptop run printed: "Using Spark's default
-    log4j profile", "Setting default log level", a loopback host name, no native
-    Hadoop library). None, to leave them as they are, where the user configures
-    log4j2 (a -Dlog4j2.configurationFile of theirs, a log4j2.properties in
-    SPARK_CONF_DIR) or the file is not there."""
-    given = settings.get("spark.driver.extraJavaOptions", "")
-    conf_dir = environ.get("SPARK_CONF_DIR")
-    if ("log4j2.configurationFile" in given or "log4j.configuration" in given
-            or (conf_dir and os.path.exists(os.path.join(conf_dir, "log4j2.properties")))
+    """spark.driver.extraJavaOptions for a driver this process starts (not under
+    spark-submit: local mode, or a client-mode driver of --master): the user's,
+    with log4j2 pointed at LOG4J2_PROPERTIES (Spark's WARN default without the
+    lines every laptop run printed: "Using Spark's default log4j profile",
+    "Setting default log level", a loopback host name, no native Hadoop
+    library). The user's value is the session's setting, else the properties
+    file's (spark-submit lets a --conf replace that file's value whole, so it is
+    carried over: found in review). None, to leave everything as it is, where
+    the user configures log4j2: a -Dlog4j2.configurationFile (or log4j's) in
+    either Java options key, LOG4J_CONFIGURATION_FILE, or a log4j2 file in
+    Spark's conf folder; or where the file is not there."""
+    defaults = _read_properties(_properties_file(environ))
+    given = settings.get(JAVA_OPTIONS[0]) or defaults.get(JAVA_OPTIONS[0], "")
+    options = " ".join([given, *(settings.get(k) or defaults.get(k, "") for k in JAVA_OPTIONS[1:])])
+    conf_dir = spark_conf_dir(environ)
+    if ("log4j2.configurationFile" in options or "log4j.configuration" in options
+            or environ.get("LOG4J_CONFIGURATION_FILE")
+            or (conf_dir and any(os.path.exists(os.path.join(conf_dir, name)) for name in LOG4J_FILES))
             or not os.path.exists(LOG4J2_PROPERTIES)):
         return None
+    # quoted and escaped for the launcher's option parser, which reads quotes and backslashes
+    # (a path holding ' stopped every command before: "Invalid option string"; found in review)
     option = f"-Dlog4j2.configurationFile=file:{LOG4J2_PROPERTIES}"
-    return " ".join(filter(None, [given, f'"{option}"' if any(c.isspace() for c in option) else option]))
+    quoted = '"' + option.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return " ".join(filter(None, [given, quoted]))
 
 
 def get_session(app_name: str = "templatemine", master: str | None = None, conf: dict | None = None,

@@ -1,39 +1,91 @@
-"""The driver's log4j2 configuration in local mode (spark.py quiet_log_options,
-templatemine/log4j2.properties): Spark's WARN to stderr without the lines every
-laptop run printed, unless the user configures log4j2 themselves. A run's stderr
-with it: tests/spark/test_missing_tables.py."""
+"""The log4j2 configuration of a driver templatemine starts (spark.py
+quiet_log_options, templatemine/log4j2.properties): Spark's WARN to stderr
+without the lines every laptop run printed, unless the user configures log4j2
+themselves. Each case names Spark's conf folder (SPARK_CONF_DIR), so this
+machine's own Spark configuration plays no part. A run's stderr with it:
+tests/spark/test_missing_tables.py."""
 
 import configparser
 import os
 import tomllib
 
+import pytest
+
 from templatemine import spark as tspark
 from templatemine.spark import LOG4J2_PROPERTIES, quiet_log_options, repo_root
 
-OPTION = f"-Dlog4j2.configurationFile=file:{LOG4J2_PROPERTIES}"
+OPTION = f'"-Dlog4j2.configurationFile=file:{LOG4J2_PROPERTIES}"'
 
 
-def test_the_driver_is_pointed_at_the_shipped_configuration_keeping_the_users_options(tmp_path):
-    assert quiet_log_options({}, {}) == OPTION
-    assert quiet_log_options({"spark.driver.extraJavaOptions": "-Xss4m -Dx=y"}, {}) == f"-Xss4m -Dx=y {OPTION}"
-    assert quiet_log_options({}, {"SPARK_CONF_DIR": str(tmp_path)}) == OPTION  # a conf dir without a log4j2 file
+@pytest.fixture
+def conf(tmp_path):
+    """An empty Spark conf folder, and the environment naming it."""
+    folder = tmp_path / "spark-conf"
+    folder.mkdir()
+    return folder, {"SPARK_CONF_DIR": str(folder)}
 
 
-def test_a_log4j2_configuration_of_the_users_is_left_alone(tmp_path):
-    assert quiet_log_options({"spark.driver.extraJavaOptions": "-Dlog4j2.configurationFile=/etc/mine.xml"}, {}) is None
-    assert quiet_log_options({"spark.driver.extraJavaOptions": "-Dlog4j.configuration=old.properties"}, {}) is None
-    (tmp_path / "log4j2.properties").write_text("rootLogger.level = info\n")
-    assert quiet_log_options({}, {"SPARK_CONF_DIR": str(tmp_path)}) is None
+def test_the_driver_is_pointed_at_the_shipped_configuration_keeping_the_users_options(conf):
+    folder, env = conf
+    assert quiet_log_options({}, env) == OPTION
+    assert quiet_log_options({"spark.driver.extraJavaOptions": "-Xss4m -Dx=y"}, env) == f"-Xss4m -Dx=y {OPTION}"
 
 
-def test_a_path_with_a_space_is_quoted_and_a_missing_file_not_named(tmp_path, monkeypatch):
-    spaced = tmp_path / "my repo" / "log4j2.properties"
-    spaced.parent.mkdir()
-    spaced.write_text("rootLogger.level = warn\n")
-    monkeypatch.setattr(tspark, "LOG4J2_PROPERTIES", str(spaced))
-    assert quiet_log_options({}, {}) == f'"-Dlog4j2.configurationFile=file:{spaced}"'
+def test_the_properties_files_java_options_are_carried_over_not_replaced(conf, tmp_path):
+    """spark-submit lets a --conf replace spark-defaults.conf's value whole: the
+    file's options go with ours (they were dropped: found in review)."""
+    folder, env = conf
+    (folder / "spark-defaults.conf").write_text("# site settings\nspark.driver.extraJavaOptions  -Dsite=1 -Xss8m\n"
+                                                "spark.executor.memory 4g\n")
+    assert quiet_log_options({}, env) == f"-Dsite=1 -Xss8m {OPTION}"
+    # the session's own value wins over the file's, as --conf does
+    assert quiet_log_options({"spark.driver.extraJavaOptions": "-Dmine=1"}, env) == f"-Dmine=1 {OPTION}"
+    other = tmp_path / "other.conf"
+    other.write_text("spark.driver.extraJavaOptions=-Dother=1\n")
+    submit = {**env, "PYSPARK_SUBMIT_ARGS": f"--properties-file {other} pyspark-shell"}
+    assert quiet_log_options({}, submit) == f"-Dother=1 {OPTION}"
+
+
+@pytest.mark.parametrize("where", ["session", "defaults file", "default options", "environment", "xml in conf",
+                                   "properties in conf"])
+def test_a_log4j_configuration_of_the_users_is_left_alone(conf, where):
+    folder, env = conf
+    settings = {}
+    if where == "session":
+        settings = {"spark.driver.extraJavaOptions": "-Dlog4j2.configurationFile=/etc/mine.xml"}
+    elif where == "defaults file":
+        (folder / "spark-defaults.conf").write_text("spark.driver.extraJavaOptions -Dlog4j.configuration=old.props\n")
+    elif where == "default options":
+        (folder / "spark-defaults.conf").write_text(
+            "spark.driver.defaultJavaOptions -Dlog4j2.configurationFile=/etc/site.xml\n")
+    elif where == "environment":
+        env = {**env, "LOG4J_CONFIGURATION_FILE": "/etc/mine.properties"}
+    elif where == "xml in conf":
+        (folder / "log4j2.xml").write_text("<Configuration/>\n")
+    else:
+        (folder / "log4j2.properties").write_text("rootLogger.level = info\n")
+    assert quiet_log_options(settings, env) is None
+
+
+@pytest.mark.parametrize("name", ["my repo", "o'x", 'q"x\\y'])
+def test_the_path_is_quoted_and_escaped_for_the_launcher(conf, tmp_path, monkeypatch, name):
+    """The launcher's option parser reads quotes and backslashes: a path holding '
+    stopped every command ("Invalid option string"; found in review)."""
+    import shlex
+
+    folder, env = conf
+    path = tmp_path / name / "log4j2.properties"
+    path.parent.mkdir()
+    path.write_text("rootLogger.level = warn\n")
+    monkeypatch.setattr(tspark, "LOG4J2_PROPERTIES", str(path))
+    options = quiet_log_options({}, env)
+    # what the launcher's parser (CommandBuilderUtils.parseOptionString) makes of it: POSIX shell words
+    assert shlex.split(options) == [f"-Dlog4j2.configurationFile=file:{path}"]
+
+
+def test_no_shipped_file_no_option(conf, tmp_path, monkeypatch):
     monkeypatch.setattr(tspark, "LOG4J2_PROPERTIES", str(tmp_path / "gone.properties"))
-    assert quiet_log_options({}, {}) is None
+    assert quiet_log_options({}, conf[1]) is None
 
 
 def test_the_configuration_ships_in_the_package_and_keeps_warnings():
@@ -44,7 +96,10 @@ def test_the_configuration_ships_in_the_package_and_keeps_warnings():
     parser.read_string("[log4j2]\n" + open(LOG4J2_PROPERTIES).read())
     props = dict(parser["log4j2"])
     assert props["rootLogger.level"] == "warn" and props["appender.console.target"] == "SYSTEM_ERR"
-    # only the named loggers go quieter (their own noise); the root's warnings stay
+    # one logger goes quieter whole (its only warning is the native-library notice); the
+    # others lose named messages only, by a filter; the root's warnings stay
     quieter = {props[k.replace(".level", ".name")] for k, v in props.items()
                if k.startswith("logger.") and k.endswith(".level") and v != "warn"}
-    assert quieter == {"org.apache.spark.util.Utils", "org.apache.hadoop.util.NativeCodeLoader"}
+    assert quieter == {"org.apache.hadoop.util.NativeCodeLoader"}
+    filters = {k.split(".")[1]: v for k, v in props.items() if k.startswith("logger.") and k.endswith(".regex")}
+    assert filters.keys() == {"utils", "blocks"} and "loopback" in filters["utils"]
