@@ -79,8 +79,6 @@ def submitted_conf() -> dict[str, str]:
 
 
 LOG4J2_PROPERTIES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "log4j2.properties")
-
-
 JAVA_OPTIONS = ("spark.driver.extraJavaOptions", "spark.driver.defaultJavaOptions")
 LOG4J_FILES = tuple(f"log4j2{ext}" for ext in (".properties", ".xml", ".yaml", ".yml", ".json"))
 
@@ -96,7 +94,7 @@ def spark_conf_dir(environ=os.environ) -> str | None:
             from pyspark.find_spark_home import _find_spark_home
 
             home = _find_spark_home()
-        except Exception:
+        except (Exception, SystemExit):  # (it exits where it finds no Spark)
             return None
     return os.path.join(home, "conf")
 
