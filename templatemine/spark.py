@@ -99,67 +99,74 @@ def spark_conf_dir(environ=os.environ) -> str | None:
     return os.path.join(home, "conf")
 
 
-def _properties_file(environ) -> str | None:
-    """spark-submit's properties file for this driver: PYSPARK_SUBMIT_ARGS's
-    --properties-file, else CONF_DIR/spark-defaults.conf."""
+def _properties_files(environ) -> list[str]:
+    """The properties files spark-submit reads for this driver: PYSPARK_SUBMIT_ARGS's
+    --properties-file (with CONF_DIR/spark-defaults.conf too under
+    --load-spark-defaults), else CONF_DIR/spark-defaults.conf."""
     import shlex
 
     try:
         words = shlex.split(environ.get("PYSPARK_SUBMIT_ARGS", ""))
     except ValueError:
         words = []
-    for i, word in enumerate(words):
-        if word == "--properties-file" and i + 1 < len(words):
-            return words[i + 1]
-        if word.startswith("--properties-file="):
-            return word.split("=", 1)[1]
+    files = [words[i + 1] for i, w in enumerate(words[:-1]) if w == "--properties-file"]
+    files += [w.split("=", 1)[1] for w in words if w.startswith("--properties-file=")]
     conf_dir = spark_conf_dir(environ)
-    return os.path.join(conf_dir, "spark-defaults.conf") if conf_dir else None
+    if conf_dir and (not files or "--load-spark-defaults" in words):
+        files.append(os.path.join(conf_dir, "spark-defaults.conf"))
+    return files
 
 
-def _read_properties(path: str | None) -> dict[str, str]:
-    """A Spark properties file's KEY VALUE lines (a Java properties file: KEY=VALUE,
-    KEY: VALUE or KEY VALUE; no line continuations); {} when there is none."""
+def _read_text(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:  # (a Latin-1 comment is no error)
+            return fh.read()
+    except OSError:
+        return ""
+
+
+def _sets(text: str, key: str) -> bool:
+    """Whether a properties file's text sets KEY (a line starting with it and a separator)."""
     import re
 
-    out: dict[str, str] = {}
-    try:
-        with open(path or "", encoding="utf-8") as fh:
-            for line in fh:
-                found = re.match(r"\s*([^#!=:\s][^=:\s]*)\s*[=:\s]\s*(.*?)\s*$", line)
-                if found:
-                    out[found.group(1)] = found.group(2)
-    except OSError:
-        pass
-    return out
+    return re.search(rf"(?m)^[ \t\f]*{re.escape(key)}[ \t\f]*[=: \t\f]", text) is not None
 
 
 def quiet_log_options(settings: dict, environ=os.environ) -> str | None:
     """spark.driver.extraJavaOptions for a driver this process starts (not under
-    spark-submit: local mode, or a client-mode driver of --master): the user's,
-    with log4j2 pointed at LOG4J2_PROPERTIES (Spark's WARN default without the
-    lines every laptop run printed: "Using Spark's default log4j profile",
-    "Setting default log level", a loopback host name, no native Hadoop
-    library). The user's value is the session's setting, else the properties
-    file's (spark-submit lets a --conf replace that file's value whole, so it is
-    carried over: found in review). None, to leave everything as it is, where
-    the user configures log4j2: a -Dlog4j2.configurationFile (or log4j's) in
-    either Java options key, LOG4J_CONFIGURATION_FILE, or a log4j2 file in
-    Spark's conf folder; or where the file is not there."""
-    defaults = _read_properties(_properties_file(environ))
-    given = settings.get(JAVA_OPTIONS[0]) or defaults.get(JAVA_OPTIONS[0], "")
-    options = " ".join([given, *(settings.get(k) or defaults.get(k, "") for k in JAVA_OPTIONS[1:])])
+    spark-submit: local mode, or a client-mode driver of --master): the
+    session's own value, with log4j2 pointed at LOG4J2_PROPERTIES (Spark's WARN
+    default without the lines every laptop run printed: "Using Spark's default
+    log4j profile", "Setting default log level", a loopback host name, no native
+    Hadoop library). None, to leave everything as it is:
+    - where a properties file spark-submit reads (spark-defaults.conf,
+      --properties-file) sets spark.driver.extraJavaOptions: our --conf would
+      replace its value whole, and carrying it over means parsing Java's
+      properties format exactly (continuations, escapes), which a mistake turns
+      into a driver that does not start (found in review);
+    - where the user configures log4j: a log4j2.configurationFile or
+      log4j.configuration in the session's Java options, in SPARK_SUBMIT_OPTS or
+      conf/java-opts, in a properties file with defaultJavaOptions,
+      LOG4J_CONFIGURATION_FILE, or a log4j2 file in Spark's conf folder;
+    - where the shipped file is not there."""
     conf_dir = spark_conf_dir(environ)
-    if ("log4j2.configurationFile" in options or "log4j.configuration" in options
+    texts = [_read_text(path) for path in _properties_files(environ)]
+    if any(_sets(text, JAVA_OPTIONS[0]) for text in texts):
+        return None
+    user = " ".join([settings.get(JAVA_OPTIONS[0], ""), settings.get(JAVA_OPTIONS[1], ""),
+                     environ.get("SPARK_SUBMIT_OPTS", ""), _read_text(os.path.join(conf_dir, "java-opts")) if conf_dir
+                     else "", *(text for text in texts if _sets(text, JAVA_OPTIONS[1]))])
+    if ("log4j2.configurationFile" in user or "log4j.configuration" in user
             or environ.get("LOG4J_CONFIGURATION_FILE")
             or (conf_dir and any(os.path.exists(os.path.join(conf_dir, name)) for name in LOG4J_FILES))
             or not os.path.exists(LOG4J2_PROPERTIES)):
         return None
-    # quoted and escaped for the launcher's option parser, which reads quotes and backslashes
-    # (a path holding ' stopped every command before: "Invalid option string"; found in review)
-    option = f"-Dlog4j2.configurationFile=file:{LOG4J2_PROPERTIES}"
+    # a path, not a file: URI (a '#' or '%20' in it made log4j2 find no configuration), quoted and
+    # escaped for the launcher's option parser, which reads quotes and backslashes (a path holding '
+    # stopped every command before: "Invalid option string"); both found in review
+    option = f"-Dlog4j2.configurationFile={LOG4J2_PROPERTIES}"
     quoted = '"' + option.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    return " ".join(filter(None, [given, quoted]))
+    return " ".join(filter(None, [settings.get(JAVA_OPTIONS[0], ""), quoted]))
 
 
 def get_session(app_name: str = "templatemine", master: str | None = None, conf: dict | None = None,

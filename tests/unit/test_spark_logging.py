@@ -14,7 +14,7 @@ import pytest
 from templatemine import spark as tspark
 from templatemine.spark import LOG4J2_PROPERTIES, quiet_log_options, repo_root
 
-OPTION = f'"-Dlog4j2.configurationFile=file:{LOG4J2_PROPERTIES}"'
+OPTION = f'"-Dlog4j2.configurationFile={LOG4J2_PROPERTIES}"'
 
 
 @pytest.fixture
@@ -31,30 +31,42 @@ def test_the_driver_is_pointed_at_the_shipped_configuration_keeping_the_users_op
     assert quiet_log_options({"spark.driver.extraJavaOptions": "-Xss4m -Dx=y"}, env) == f"-Xss4m -Dx=y {OPTION}"
 
 
-def test_the_properties_files_java_options_are_carried_over_not_replaced(conf, tmp_path):
-    """spark-submit lets a --conf replace spark-defaults.conf's value whole: the
-    file's options go with ours (they were dropped: found in review)."""
+@pytest.mark.parametrize("line", ["spark.driver.extraJavaOptions  -Dsite=1 -Xss8m",
+                                  "  spark.driver.extraJavaOptions=-Dsite=1 \\\n  -Dlog4j2.configurationFile=/x",
+                                  'spark.driver.extraJavaOptions: -Dx=\\"a b\\"'])
+def test_a_properties_file_setting_the_drivers_java_options_is_left_to_its_own(conf, tmp_path, line):
+    """spark-submit lets a --conf replace a properties file's value whole, and carrying
+    it over means parsing Java's properties format exactly: a continuation or an escape
+    read wrong made a driver that did not start (found in review). So nothing is added."""
     folder, env = conf
-    (folder / "spark-defaults.conf").write_text("# site settings\nspark.driver.extraJavaOptions  -Dsite=1 -Xss8m\n"
-                                                "spark.executor.memory 4g\n")
-    assert quiet_log_options({}, env) == f"-Dsite=1 -Xss8m {OPTION}"
-    # the session's own value wins over the file's, as --conf does
-    assert quiet_log_options({"spark.driver.extraJavaOptions": "-Dmine=1"}, env) == f"-Dmine=1 {OPTION}"
+    (folder / "spark-defaults.conf").write_bytes(f"# r\xe9glages (Latin-1)\n{line}\nspark.executor.memory 4g\n"
+                                                 .encode("latin-1"))
+    assert quiet_log_options({}, env) is None
+    assert quiet_log_options({"spark.driver.extraJavaOptions": "-Dmine=1"}, env) is None
     other = tmp_path / "other.conf"
-    other.write_text("spark.driver.extraJavaOptions=-Dother=1\n")
+    other.write_text(line + "\n")
+    (folder / "spark-defaults.conf").write_text("spark.executor.memory 4g\n")
+    assert quiet_log_options({}, env) == OPTION  # the defaults file alone sets no Java options
     submit = {**env, "PYSPARK_SUBMIT_ARGS": f"--properties-file {other} pyspark-shell"}
-    assert quiet_log_options({}, submit) == f"-Dother=1 {OPTION}"
+    assert quiet_log_options({}, submit) is None
+    (folder / "spark-defaults.conf").write_text(line + "\n")
+    other.write_text("spark.executor.memory 4g\n")
+    assert quiet_log_options({}, submit) == OPTION  # --properties-file alone: spark-defaults.conf is not read
+    loading = {**env, "PYSPARK_SUBMIT_ARGS": f"--properties-file {other} --load-spark-defaults pyspark-shell"}
+    assert quiet_log_options({}, loading) is None
 
 
-@pytest.mark.parametrize("where", ["session", "defaults file", "default options", "environment", "xml in conf",
-                                   "properties in conf"])
+@pytest.mark.parametrize("where", ["session", "default options", "submit opts", "java-opts", "environment",
+                                   "xml in conf", "properties in conf"])
 def test_a_log4j_configuration_of_the_users_is_left_alone(conf, where):
     folder, env = conf
     settings = {}
     if where == "session":
         settings = {"spark.driver.extraJavaOptions": "-Dlog4j2.configurationFile=/etc/mine.xml"}
-    elif where == "defaults file":
-        (folder / "spark-defaults.conf").write_text("spark.driver.extraJavaOptions -Dlog4j.configuration=old.props\n")
+    elif where == "submit opts":  # before extraJavaOptions on the command line: ours would win
+        env = {**env, "SPARK_SUBMIT_OPTS": "-Dlog4j2.configurationFile=/etc/mine.xml"}
+    elif where == "java-opts":
+        (folder / "java-opts").write_text("-Dlog4j.configuration=old.properties\n")
     elif where == "default options":
         (folder / "spark-defaults.conf").write_text(
             "spark.driver.defaultJavaOptions -Dlog4j2.configurationFile=/etc/site.xml\n")
@@ -80,7 +92,7 @@ def test_the_path_is_quoted_and_escaped_for_the_launcher(conf, tmp_path, monkeyp
     monkeypatch.setattr(tspark, "LOG4J2_PROPERTIES", str(path))
     options = quiet_log_options({}, env)
     # what the launcher's parser (CommandBuilderUtils.parseOptionString) makes of it: POSIX shell words
-    assert shlex.split(options) == [f"-Dlog4j2.configurationFile=file:{path}"]
+    assert shlex.split(options) == [f"-Dlog4j2.configurationFile={path}"]
 
 
 def test_no_shipped_file_no_option(conf, tmp_path, monkeypatch):
