@@ -95,6 +95,9 @@ class LocalFiles:
     def exists(self, folder: str) -> bool:
         return os.path.isdir(self._disk(folder))
 
+    def file_exists(self, path: str) -> bool:
+        return os.path.lexists(self._disk(path))
+
     def make_folder(self, folder: str) -> list[str]:
         created = _missing_folders(self._disk(folder), os.path.isdir)
         os.makedirs(self._disk(folder), exist_ok=True)
@@ -211,8 +214,11 @@ class HadoopFiles:
         return bool(self._fs.exists(self._Path(path)))
 
     def exists(self, folder: str) -> bool:
+        return self.file_exists(folder.rstrip("/"))
+
+    def file_exists(self, path: str) -> bool:
         try:
-            return self._exists(folder.rstrip("/"))
+            return self._exists(path)
         except Exception as exc:
             raise hadoop_error(exc) or exc from None
 
@@ -370,8 +376,14 @@ class FolderLock:
         return start != held.get("start")
 
     def __exit__(self, *exc) -> None:
-        if self.files.read(self.path) == self.text:
+        """Released: the lock deleted if it is still this process's. One that is
+        there but cannot be read back (HDFS gone meanwhile) raises OSError, for the
+        caller to say so (it was left without a word: found in review)."""
+        text = self.files.read(self.path)
+        if text == self.text:
             self.files.delete(self.path)
+        elif text == "" and self.files.file_exists(self.path):
+            raise OSError("it could not be read back to be removed")
         self.files.remove_empty(self._created)
 
 

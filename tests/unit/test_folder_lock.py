@@ -255,3 +255,47 @@ def test_a_hadoop_error_when_the_jvm_is_gone_asks_it_nothing():
                                             "org.apache.hadoop.fs.FileAlreadyExistsException")))
     assert not _already_exists(_JavaError(_Java("org.apache.hadoop.ipc.RemoteException", "denied",
                                                 "org.apache.hadoop.security.AccessControlException")))
+
+
+class _Fs:
+    """A Hadoop FileSystem through py4j whose calls raise a NameNode's error (a _JavaError)."""
+
+    def __init__(self, refuse):
+        self.refuse = refuse
+
+    def __getattr__(self, name):
+        def call(*args):
+            raise _JavaError(_Java("org.apache.hadoop.ipc.RemoteException", f"{name} refused.\n\tat x",
+                                   f"org.apache.hadoop.hdfs.server.namenode.{self.refuse}"))
+        return call
+
+
+def test_hadoop_files_turn_every_refused_call_into_one_line():
+    """HadoopFiles over a file system that refuses: exists, make_folder, create and delete
+    raise an OSError of one line (what _holding and StateLock print), never py4j's error."""
+    from templatemine.tables.lock import HadoopFiles
+
+    files = HadoopFiles.__new__(HadoopFiles)  # (no session: its JVM objects are the stand-ins)
+    files._fs, files._Path = _Fs("SafeModeException"), str
+    for call in (lambda: files.exists("hdfs://nn/out"), lambda: files.make_folder("hdfs://nn/out"),
+                 lambda: files.create("hdfs://nn/out/_lock", "x"), lambda: files.delete("hdfs://nn/out/_lock")):
+        with pytest.raises(OSError, match=r"^SafeModeException: \w+ refused\.$"):
+            call()
+
+
+def test_a_lock_that_cannot_be_read_back_at_the_end_is_said_not_left_quietly(tmp_path):
+    """A lock still there but unreadable when released (HDFS gone meanwhile: HadoopFiles.read
+    gives ""): an OSError for the caller to warn about (found in review)."""
+
+    class Unreadable(LocalFiles):
+        def read(self, path):
+            return ""
+
+    out = tmp_path / "out"
+    lock = FolderLock(str(out), Unreadable())
+    lock.__enter__()
+    with pytest.raises(OSError, match="could not be read back"):
+        lock.__exit__(None, None, None)
+    assert (out / "_lock").exists()
+    (out / "_lock").unlink()
+    lock.__exit__(None, None, None)  # gone meanwhile (removed by hand): nothing to say
