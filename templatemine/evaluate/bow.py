@@ -24,7 +24,10 @@ def bag(text: str) -> Counter:
 
 
 def prf(extracted: str, gold: str) -> tuple[float, float, float]:
-    got, want = bag(extracted), bag(gold)
+    return prf_of_bags(bag(extracted), bag(gold))
+
+
+def prf_of_bags(got: Counter, want: Counter) -> tuple[float, float, float]:
     overlap = sum((got & want).values())
     n_got, n_want = sum(got.values()), sum(want.values())
     if n_got == 0 and n_want == 0:
@@ -136,11 +139,11 @@ def evaluate_texts(texts: dict[str, str], gold_files: list[str], normalize=None,
         for key, g in by_key.items():
             g = gold_filter(g) if gold_filter else g
             site = site_of(key) if site_of else ""
-            text = texts.get(key, "")
-            score = prf(text, g)
+            got, want = bag(texts.get(key, "")), bag(g)  # (each text tokenised once)
+            score = prf_of_bags(got, want)
             by_site[site].append(score)
             per_page.append({"file": name, "url": key, "site": site, "precision": score[0], "recall": score[1],
-                             "f1": score[2], "gold_tokens": sum(bag(g).values()), "tokens": sum(bag(text).values()),
+                             "f1": score[2], "gold_tokens": sum(want.values()), "tokens": sum(got.values()),
                              "found": key in texts})
         per_file[name] = site_means(by_site)
         per_site[name] = {site: mean_scores(v) for site, v in sorted(by_site.items())}

@@ -137,10 +137,10 @@ def web_differences(folder: str, spec) -> list[str]:
     got = recorded_spec(folder)
     if isinstance(got, str):
         return [got]
-    # tuples as lists, as spec.json holds them
-    want = {**json.loads(json.dumps(asdict(spec))), "generator": type(spec).GENERATOR}
-    return [k for k in sorted(want.keys() - {"generator"} | got.keys() - {"generator"}) if want.get(k) != got.get(k)] \
-        + (["generator"] if got["generator"] != want["generator"] else [])
+    want = json.loads(json.dumps(asdict(spec)))  # tuples as lists, as spec.json holds them
+    fields = sorted((want.keys() | got.keys()) - {"generator"})
+    return ([k for k in fields if want.get(k) != got.get(k)]
+            + (["generator"] if got["generator"] != type(spec).GENERATOR else []))
 
 
 def reuse_web(folder: str, spec, make, who: str, derived: tuple = ()) -> bool:

@@ -24,7 +24,6 @@ night at a time holds STATE/_lock (StateLock). So:
 from __future__ import annotations
 
 import json
-import sys
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
@@ -97,11 +96,7 @@ class StateLock(FolderLock):
         """Released; where the file system will not delete the lock, a warning
         naming it, and the night's own outcome stands (a committed night was
         reported failed, with a Java stack: found in review)."""
-        try:
-            super().__exit__(*exc)
-        except OSError as error:
-            print(f"templatemine: warning: could not remove {self.path} ({error.strerror or error}); "
-                  f"delete it by hand before the next night", file=sys.stderr)
+        self.release("delete it by hand before the next night")
 
 
 def delta_ready(spark: SparkSession) -> None:

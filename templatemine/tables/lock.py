@@ -30,8 +30,10 @@ import json
 import os
 import posixpath
 import socket
+import sys
 import time
 import uuid
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from urllib.parse import urlsplit
 
@@ -194,9 +196,19 @@ def hadoop_error(exc: BaseException) -> OSError | None:
 
 def _already_exists(exc: BaseException) -> bool:
     """Whether a create failed on a file that exists (FileAlreadyExistsException,
-    through py4j), asking the JVM for the class name once, not str() of the error."""
-    error = hadoop_error(exc)
+    through py4j, or hadoop_error's OSError of it), asking the JVM for the class
+    name, not for str() of the error."""
+    error = exc if isinstance(exc, OSError) else hadoop_error(exc)
     return error is not None and str(error).startswith("FileAlreadyExistsException")
+
+
+@contextmanager
+def _one_line():
+    """A Java error of the calls inside raised as hadoop_error's OSError of one line."""
+    try:
+        yield
+    except Exception as exc:
+        raise hadoop_error(exc) or exc from None
 
 
 class HadoopFiles:
@@ -217,18 +229,14 @@ class HadoopFiles:
         return self.file_exists(folder.rstrip("/"))
 
     def file_exists(self, path: str) -> bool:
-        try:
+        with _one_line():
             return self._exists(path)
-        except Exception as exc:
-            raise hadoop_error(exc) or exc from None
 
     def make_folder(self, folder: str) -> list[str]:
-        try:
+        with _one_line():
             created = _missing_folders(folder.rstrip("/"), self._exists)
             if created:
                 self._fs.mkdirs(self._Path(folder))
-        except Exception as exc:
-            raise hadoop_error(exc) or exc from None
         return created
 
     def remove_empty(self, folders: list[str]) -> None:
@@ -243,7 +251,8 @@ class HadoopFiles:
         try:
             stream = self._fs.create(self._Path(path), False)
         except Exception as exc:  # FileAlreadyExistsException, through py4j
-            if _already_exists(exc):
+            error = hadoop_error(exc)
+            if _already_exists(error or exc):
                 return False
             try:
                 there = self._exists(path)
@@ -251,16 +260,17 @@ class HadoopFiles:
                 there = False
             if there:
                 return False
-            raise hadoop_error(exc) or exc from None
+            raise error or exc from None
         try:
-            stream.write(bytearray(text.encode("utf-8")))
-            stream.close()
-        except BaseException as exc:  # (a quota, a DataNode gone)
+            with _one_line():  # (a quota, a DataNode gone)
+                stream.write(bytearray(text.encode("utf-8")))
+                stream.close()
+        except BaseException:
             try:
                 self._fs.delete(self._Path(path), False)
             except Exception:
                 pass
-            raise (hadoop_error(exc) or exc) from None
+            raise
         return True
 
     def read(self, path: str) -> str | None:
@@ -283,10 +293,8 @@ class HadoopFiles:
         return not self._exists(dst) and self.rename(src, dst)
 
     def delete(self, path: str) -> None:
-        try:
+        with _one_line():
             self._fs.delete(self._Path(path), False)
-        except Exception as exc:
-            raise hadoop_error(exc) or exc from None
 
 
 def folder_files(spark, folder: str):
@@ -385,6 +393,16 @@ class FolderLock:
         elif text == "" and self.files.file_exists(self.path):
             raise OSError("it could not be read back to be removed")
         self.files.remove_empty(self._created)
+
+    def release(self, then: str = "delete it by hand") -> None:
+        """__exit__ at a command's end: a lock the file system will not remove is
+        a warning on stderr naming it (and what to do `then`), not an error that
+        would replace the command's own outcome (found in review)."""
+        try:
+            FolderLock.__exit__(self, None, None, None)
+        except OSError as exc:
+            print(f"templatemine: warning: could not remove {self.path} ({exc.strerror or exc}); {then}",
+                  file=sys.stderr)
 
 
 def parse_holder(text: str) -> dict:
