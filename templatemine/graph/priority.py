@@ -51,8 +51,11 @@ def crawl_priority(pages: DataFrame, links: DataFrame, template_pagelets: DataFr
         F.countDistinct(F.when(~content, F.col("src_page_key"))).alias("template_citing_pages"),
         F.countDistinct("template_id").alias("citing_templates"),
     )
-    crawled = pages.select(F.col("page_key").alias("dst_page_key")).distinct().withColumn("crawled", F.lit(True))
+    # a crawled page under its own URL (a link may name its scheme twin: tables/targets.py)
+    crawled = pages.select(F.col("page_key").alias("dst_page_key"), F.col("url").alias("page_url")).dropDuplicates(
+        ["dst_page_key"]).withColumn("crawled", F.lit(True))
     scored = (per_url.join(crawled, "dst_page_key", "left")
+              .withColumn("url", F.coalesce("page_url", "url"))
               .withColumn("crawled", F.coalesce("crawled", F.lit(False)))
               .withColumn("priority", F.col("content_citing_pages")
                           + F.lit(float(template_weight)) * F.col("citing_templates")))

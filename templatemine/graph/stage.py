@@ -20,7 +20,7 @@ from templatemine.config import DistillConfig
 from templatemine.graph.cocitation import PAGE, PAGELET, citations, related
 from templatemine.graph.distill import CONFIGS, DOM_CONFIGS, distill, read_tables
 from templatemine.graph.priority import CRAWL_PRIORITY, crawl_priority
-from templatemine.html.urls import normalize_url, page_key
+from templatemine.html.urls import normalize_url, page_key, scheme_twin
 from templatemine.tables.output import RunOutput, extract_config, new_run_id
 
 
@@ -68,6 +68,9 @@ def run_related(spark: SparkSession, out: str, url: str, n: int = 20, unit: str 
         raise ValueError(f"not an http(s) URL: {url!r}")
     key = page_key(norm)
     tables = read_tables(spark, out, ("links", "template_pagelets", "pages"))
+    twin = scheme_twin(norm)  # the crawled page, where URL is its uncrawled http/https twin (tables/targets.py)
+    if twin and not _crawled(tables["pages"], key) and _crawled(tables["pages"], page_key(twin)):
+        norm, key = twin, page_key(twin)
     # a near-duplicate (a mirror, http beside https) is not a second citing page:
     # distill and crawl priority leave them out too
     originals = tables["pages"].where(F.col("dup_of").isNull()).select(F.col("page_key").alias("src_page_key"))
@@ -88,6 +91,10 @@ def related_lines(result: dict) -> list[str]:
     if not result["related"]:
         lines.append("  (nothing co-cited)")
     return lines
+
+
+def _crawled(pages, key: int) -> bool:
+    return bool(pages.where(F.col("page_key") == F.lit(key)).limit(1).count())
 
 
 def run_priority(spark: SparkSession, out: str, config: DistillConfig = DistillConfig(),

@@ -183,6 +183,27 @@ def page_key(normalized_url: str) -> int:
     return hash64(normalized_url)
 
 
+def scheme_twin(normalized_url: str) -> str | None:
+    """The same URL under the other web scheme (`http://h/p` for `https://h/p`
+    and back), or None where the URL names a port of its own (another port is
+    another server; a default port is never written, `normalize_url`).
+
+    Crawlers file a page under one scheme and authors link either: a site that
+    moved to https keeps old `http://` links in its templates, a mirror keeps
+    its https ones. SURT keys, which Common Crawl's index sorts by, leave the
+    scheme out for this reason; `tables/targets.py` joins such a link to the
+    crawled twin."""
+    scheme, sep, rest = normalized_url.partition("://")
+    if not sep or scheme not in _DEFAULT_PORTS:
+        return None
+    try:
+        if urlsplit(normalized_url).port is not None:
+            return None
+    except ValueError:
+        return None
+    return f"{'https' if scheme == 'http' else 'http'}://{rest}"
+
+
 def url_host(normalized_url: str) -> str:
     return urlsplit(normalized_url).hostname or ""
 

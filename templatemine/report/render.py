@@ -266,7 +266,9 @@ def run_section(data: ReportData) -> str:
     links = m.get("links") or {}
     if links.get("internal"):
         parts.append(f'<p class="note">Internal links resolving to a crawled page: {fmt_int(links.get("internal_resolved"))}'
-                     f' of {fmt_int(links["internal"])} ({fmt_pct(links.get("internal_resolved_share"))}).</p>')
+                     f' of {fmt_int(links["internal"])} ({fmt_pct(links.get("internal_resolved_share"))})'
+                     + (f', {fmt_int(links["internal_resolved_by_twin"])} of them written to its http/https twin'
+                        if links.get("internal_resolved_by_twin") else "") + '.</p>')
     parts.append("</section>")
     return "".join(parts)
 

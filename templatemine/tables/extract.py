@@ -35,6 +35,7 @@ from templatemine.html.page import PageConfig, PageParser
 from templatemine.html.record import FLATTENED, OUTCOMES, PAGE, Capture, extract_capture
 from templatemine.pagelevel.features import FORMAT, node_features_record
 from templatemine.tables.output import DERIVED, MANIFEST, RunOutput, new_run_id
+from templatemine.tables.targets import crawled_targets
 from templatemine.warc.inputs import InputFile, open_input
 from templatemine.warc.reader import RawRecord, iter_records
 
@@ -436,8 +437,11 @@ def table_counts(spark: SparkSession, paths: dict[str, str], inputs: list[str] |
     links = spark.read.parquet(paths[S.LINKS])
     pages = spark.read.parquet(paths[S.PAGES])
     internal = links.where("same_site")
-    resolved = internal.join(pages.select(F.col("page_key").alias("dst_page_key")), "dst_page_key", "left_semi")
-    n_internal, n_resolved = internal.count(), resolved.count()
+    crawled = pages.select(F.col("page_key").alias("dst_page_key"))
+    n_internal = internal.count()
+    counted = crawled_targets(internal, pages, by_twin="by_twin").join(crawled, "dst_page_key", "left_semi").agg(
+        F.count("*").alias("resolved"), F.count(F.when(F.col("by_twin"), True)).alias("by_twin")).first()
+    n_resolved, n_by_twin = counted["resolved"], counted["by_twin"]
     charsets = {r["charset_source"]: r["n"] for r in
                 pages.groupBy("charset_source").agg(F.count("*").alias("n")).collect()}
     return {
@@ -453,6 +457,7 @@ def table_counts(spark: SparkSession, paths: dict[str, str], inputs: list[str] |
         "links": {
             "internal": n_internal,
             "internal_resolved": n_resolved,
+            "internal_resolved_by_twin": n_by_twin,  # written to a crawled page's scheme twin (tables/targets.py)
             "internal_resolved_share": round(n_resolved / n_internal, 4) if n_internal else None,
         },
         "pages": {

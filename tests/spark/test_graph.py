@@ -224,7 +224,8 @@ def test_related_counts_a_mirror_once_and_keys_the_url_as_extract_did(spark, tmp
     out = tmp_path / "out"
     a, b, t, x = (page_key(u) for u in ("https://s.org/a", "https://s.org/b", "https://s.org/t/index.html",
                                         "https://s.org/x"))
-    spark.createDataFrame([(a, None), (b, a)], "page_key long, dup_of long").write.parquet(str(out / "pages"))
+    spark.createDataFrame([(a, "https://s.org/a", None), (b, "https://s.org/b", a)],
+                          "page_key long, url string, dup_of long").write.parquet(str(out / "pages"))
     spark.createDataFrame([(src, 0, dst, url) for src in (a, b) for dst, url in
                            ((t, "https://s.org/t/index.html"), (x, "https://s.org/x"))],
                           "src_page_key long, pagelet_ordinal int, dst_page_key long, dst_url string") \
@@ -244,8 +245,8 @@ def test_the_graph_commands_see_the_links_clean_keeps(spark, tmp_path):
 
     out = tmp_path / "out"
     a, b, t, x = (page_key(f"https://s.org/{p}") for p in "abtx")
-    spark.createDataFrame([(a, "s.org", None), (b, "s.org", None)], "page_key long, site string, dup_of long") \
-        .write.parquet(str(out / "pages"))
+    spark.createDataFrame([(a, "https://s.org/a", "s.org", None), (b, "https://s.org/b", "s.org", None)],
+                          "page_key long, url string, site string, dup_of long").write.parquet(str(out / "pages"))
     spark.createDataFrame([(src, o, dst, f"https://s.org/{name}") for src in (a, b)
                            for o, dst, name in ((0, t, "t"), (1, x, "x"))],
                           "src_page_key long, pagelet_ordinal int, dst_page_key long, dst_url string") \

@@ -5,6 +5,7 @@ import os
 from pyspark.sql import functions as F
 
 from templatemine.config import ExtractConfig
+from templatemine.html.urls import page_key
 from templatemine.tables.extract import run_extract
 from templatemine.templates.components import min_label_propagation, star_contraction
 from templatemine.config import DetectConfig
@@ -406,3 +407,48 @@ def test_site_support_counts_original_pages_that_have_pagelets(spark):
         kept = {r["shingle"] for r in evidence_filter(members, pagelets, pages,
                                                        EvidenceConfig(support_of=support_of)).collect()}
         assert kept == {1, 21}, support_of  # the menus stay; the block of two pages and its copies goes
+
+
+def test_links_written_to_the_http_twin_of_crawled_https_pages_join_them(spark, tmp_path):
+    """A site crawled under https:// whose menu still links http:// (a site that
+    moved to https): Figure 5's self-join used to find no link between its
+    pages, so its menu and footer were no template in global mode (README,
+    Known gaps). A link to the twin now reaches the crawled page
+    (tables/targets.py); where both twins are crawled each keeps its own."""
+    from templatemine.graph.stage import run_priority, run_related
+
+    nav = [(f"http://docs.alpha.org/p{i}.html", f"Chapter {i}") for i in range(4)]
+    site = _site("https://docs.alpha.org", nav, "astronomy", "")
+    # both twins of one page crawled: two pages, a link to each reaches its own
+    both = [{"url": "https://www.beta.net/a.html", "html": "<p>beta a <a href='http://www.beta.net/b.html'>b</a></p>"},
+            {"url": "https://www.beta.net/b.html", "html": "<p>beta b over https</p>"},
+            {"url": "http://www.beta.net/b.html", "html": "<p>beta b over http</p>"}]
+    out = str(tmp_path / "twins")
+    extracted = run_extract(spark, expand_inputs([write_warc(str(tmp_path / "t.warc.gz"), site + both)]), out,
+                            ExtractConfig(), **QUIET)
+    links = extracted["links"]
+    # 4 pages x 4 menu links to http twins (the home page's own link is counted too: it is a link written)
+    assert links["internal_resolved_by_twin"] == 16
+    assert links["internal_resolved"] == 16 + 1  # and beta's link to its crawled http page
+    # Figure 5's own links (no bridges: the uncrawled twins would connect the pages through themselves)
+    run_detect(spark, out, DetectConfig(mode="global", bridges=False), **QUIET)
+    templates = spark.read.parquet(os.path.join(out, "templates"))
+    menu = templates.where(F.col("sample_text").startswith("Chapter 0")).collect()
+    assert [r["n_pages"] for r in menu] == [4]
+    assert templates.where(F.col("sample_text").startswith("Copyright")).count() == 1
+    # ETDM's complete subdigraph is made of links between crawled pages: it found none before
+    etdm = run_detect(spark, out, DetectConfig(mode="etdm"), **QUIET)
+    assert etdm["etdm"]["templates"] == 1 and etdm["etdm"]["pages_matched_to_a_template"] == 4
+    # LINKS keeps the URL written and its key
+    written = spark.read.parquet(os.path.join(out, "links")).where(F.col("dst_url").startswith("http://docs"))
+    assert {r["dst_page_key"] for r in written.collect()} == {
+        page_key(f"http://docs.alpha.org/p{i}.html") for i in range(4)}
+    # the graph commands: the twin is the crawled page, no URL to crawl; `related` takes either
+    run_clean(spark, out, **QUIET)
+    priority = run_priority(spark, out, progress=lambda _m: None)
+    assert not [r for r in priority["top_uncrawled"] if r["url"].startswith("http://docs")]
+    table = spark.read.parquet(os.path.join(out, "crawl_priority"))
+    assert table.where(F.col("url").startswith("http://docs")).count() == 0
+    assert table.where(F.col("url").startswith("https://docs") & F.col("crawled")).count() == 4
+    assert table.where((F.col("url") == "http://www.beta.net/b.html") & F.col("crawled")).count() == 1
+    assert run_related(spark, out, "http://docs.alpha.org/p1.html")["url"] == "https://docs.alpha.org/p1.html"

@@ -1,4 +1,4 @@
-from templatemine.html.urls import (LinkResolver, base_directory, normalize_url, page_key, registered_domain,
+from templatemine.html.urls import (LinkResolver, base_directory, normalize_url, page_key, registered_domain, scheme_twin,
                                     resolve_link)
 
 
@@ -159,3 +159,19 @@ def test_hosts_and_userinfo_as_browsers_write_them():
     assert normalize_url("http://[::1]evil.example/") is None and normalize_url("http://[::1]x:8080/") is None
     assert normalize_url("http://[::0001]/") == normalize_url("http://[0:0:0:0:0:0:0:1]/") == "http://[::1]/"
     assert normalize_url("http://[FE80::1%25eth0]:8080/") == "http://[fe80::1%25eth0]:8080/"
+
+
+def test_the_scheme_twin_of_a_url_is_the_other_web_scheme_on_the_default_port():
+    assert scheme_twin("https://www.example.org/a?q=1") == "http://www.example.org/a?q=1"
+    assert scheme_twin("http://www.example.org/") == "https://www.example.org/"
+    assert scheme_twin(normalize_url("https://www.example.org:443/")) == "http://www.example.org/"
+    assert scheme_twin("http://user@[2001:db8::1]/p") == "https://user@[2001:db8::1]/p"
+    # a port of its own is another server; what is no http(s) URL has no twin
+    for url in ("https://www.example.org:8443/a", "http://[2001:db8::1]:8080/", "ftp://example.org/", "", "x"):
+        assert scheme_twin(url) is None, url
+    # the twin of a normalised URL is the normalised URL of the other scheme, so their keys join
+    for url in ("https://Example.org./a/../b/index.html#f", "http://bücher.de/x y"):
+        norm = normalize_url(url)
+        twin = normalize_url(url.replace("https:", "http:", 1) if url.startswith("https:") else
+                             url.replace("http:", "https:", 1))
+        assert scheme_twin(norm) == twin and scheme_twin(twin) == norm
