@@ -39,7 +39,6 @@ from templatemine.graph import CONFIGS, DOM_CONFIGS
 from templatemine.graph.hits import hits
 from templatemine.graph.query import match_column, parse_query
 from templatemine.tables.output import require_tables
-from templatemine.tables.targets import crawled_targets
 
 NO_PAGELET = -1  # LINKS.pagelet_ordinal of a link in no pagelet
 
@@ -70,8 +69,6 @@ def read_tables(spark: SparkSession, out: str,
     if judged is not None:
         members = no_members(spark) if alone else tables["template_pagelets"]
         tables["template_pagelets"] = removed_pagelets(members, judged)
-    if "links" in tables and "pages" in tables:  # a link to a crawled page's scheme twin cites that page
-        tables["links"] = crawled_targets(tables["links"], tables["pages"])
     return tables
 
 

@@ -22,6 +22,7 @@ from templatemine.graph.distill import CONFIGS, DOM_CONFIGS, distill, read_table
 from templatemine.graph.priority import CRAWL_PRIORITY, crawl_priority
 from templatemine.html.urls import normalize_url, page_key, scheme_twin
 from templatemine.tables.output import RunOutput, extract_config, new_run_id
+from templatemine.tables.targets import crawled_targets
 
 
 def run_distill(spark: SparkSession, out: str, query: str, config: DistillConfig = DistillConfig(),
@@ -74,13 +75,18 @@ def run_related(spark: SparkSession, out: str, url: str, n: int = 20, unit: str 
     # a near-duplicate (a mirror, http beside https) is not a second citing page:
     # distill and crawl priority leave them out too
     originals = tables["pages"].where(F.col("dup_of").isNull()).select(F.col("page_key").alias("src_page_key"))
-    links = tables["links"].join(originals, "src_page_key", "left_semi")
+    # a link to a crawled page's scheme twin cites that page (tables/targets.py)
+    links = crawled_targets(tables["links"], tables["pages"]).join(originals, "src_page_key", "left_semi")
     templates = None if keep_templates else tables["template_pagelets"]
     cites = citations(links, templates, unit)
     rows = related(cites, key, n).collect()
     cited_by = cites.where(F.col("dst_page_key") == F.lit(key)).count()
+    # a crawled page under its own URL, not the twin a link spelt (found in review)
+    crawled = {r.page_key: r.url for r in tables["pages"].where(
+        F.col("page_key").isin([r.dst_page_key for r in rows])).select("page_key", "url").collect()} if rows else {}
     return {"url": norm, "unit": unit, "templates_ignored": not keep_templates, "citing_units": cited_by,
-            "related": [{"url": r.url, "cocitations": r.cocitations, "citing_pages": r.citing_pages} for r in rows]}
+            "related": [{"url": crawled.get(r.dst_page_key, r.url), "cocitations": r.cocitations,
+                         "citing_pages": r.citing_pages} for r in rows]}
 
 
 def related_lines(result: dict) -> list[str]:
@@ -102,7 +108,8 @@ def run_priority(spark: SparkSession, out: str, config: DistillConfig = DistillC
     started = time.time()
     output = RunOutput(spark, out, new_run_id())
     tables = read_tables(spark, out, ("pages", "links", "template_pagelets"))
-    pages, links, members = tables["pages"], tables["links"], tables["template_pagelets"]
+    pages, members = tables["pages"], tables["template_pagelets"]
+    links = crawled_targets(tables["links"], pages)  # a link to a crawled page's scheme twin is to that page
     progress(f"priority: scoring discovered URLs of {out} (template weight {config.template_weight})")
     try:
         crawl_priority(pages, links, members, config.template_weight).write.mode("overwrite").parquet(

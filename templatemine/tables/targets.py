@@ -10,14 +10,16 @@ gives such a link the crawled page's key, where the twin was not crawled
 itself (both crawled are two pages, and each link keeps its own).
 
 Figure 5's self-join on links (`templates/detect.template_links`), the bridge
-links and ETDM's site links read links through it (`run_detect`), as do the
-graph commands (`graph/distill.read_tables`) and the extract summary's count
+links and ETDM's site links read links through it (`run_detect`), as do
+`priority` and `related` (`graph/stage.py`) and the extract summary's count
 of internal links that reach a page. LINKS and clean_links keep the key of
 the URL written (`dst_url`'s), so that a night's LINKS never depend on which
 twin another night crawled.
 
 Not resolved: a link to a URL that redirects to a crawled page (a 3xx record
-keeps no Location; README, Known gaps).
+keeps no Location; one that is also the twin of a crawled page is resolved as
+a twin), and links in `distill`, whose base set joins a small root set to the
+links (resolving them first would shuffle them all; README, Known gaps).
 """
 
 from pyspark.sql import DataFrame
@@ -34,7 +36,9 @@ def _twin_key_udf():
         return pd.Series([page_key(t) if u is not None and (t := scheme_twin(u)) else None for u in urls],
                          dtype="Int64")
 
-    return twin_key
+    # nondeterministic only so that the optimiser does not copy the UDF into the filter
+    # below it (the plan ran it twice per page; found in review)
+    return twin_key.asNondeterministic()
 
 
 def twin_keys(pages: DataFrame) -> DataFrame:
@@ -48,12 +52,16 @@ def twin_keys(pages: DataFrame) -> DataFrame:
         F.min("page_key").alias("page_key"))
 
 
-def crawled_targets(links: DataFrame, pages: DataFrame, by_twin: str | None = None) -> DataFrame:
+def crawled_targets(links: DataFrame, pages: DataFrame, by_twin: str | None = None,
+                    twins: DataFrame | None = None) -> DataFrame:
     """`links` (any columns with dst_page_key) with dst_page_key the crawled
     twin's key where the URL written is the uncrawled twin of a crawled page;
     every other link as it was. Columns and rows as `links`, and with
-    `by_twin`, a boolean column of that name: whether the link was so resolved."""
-    twins = twin_keys(pages).select(F.col("written_key").alias("dst_page_key"),
+    `by_twin`, a boolean column of that name: whether the link was so resolved.
+    `twins`: `twin_keys(pages)` made once by a caller that reads the links
+    more than once (detect persists it: every read of the links would run the
+    hashing UDF over the pages again)."""
+    twins = (twin_keys(pages) if twins is None else twins).select(F.col("written_key").alias("dst_page_key"),
                                     F.col("page_key").alias("_twin_page_key"))
     resolved = links.join(twins, "dst_page_key", "left").withColumn(
         "dst_page_key", F.coalesce("_twin_page_key", "dst_page_key"))

@@ -29,7 +29,7 @@ from templatemine.config import CleanConfig, DetectConfig
 from templatemine.tables.cache import persisted, released
 from templatemine.tables.output import (AFTER_DETECT, RunOutput, extract_config, new_run_id, path_exists,
                                        read_json, require_tables)
-from templatemine.tables.targets import crawled_targets
+from templatemine.tables.targets import crawled_targets, twin_keys
 from templatemine.templates.detect import (GLOBAL, LOCAL, evidence_filter, global_template_pagelets,
                                            local_template_pagelets, template_id, templates_table)
 
@@ -50,7 +50,6 @@ def run_detect(spark: SparkSession, out: str, config: DetectConfig = DetectConfi
     output = RunOutput(spark, out, new_run_id())
     spark.sparkContext.setCheckpointDir(config.checkpoint_dir or f"{output.out}/_checkpoints")
     pages, pagelets, links = (_read(spark, out, n) for n in ("pages", "pagelets", "links"))
-    links = crawled_targets(links, pages)  # Figure 5's self-join: a link to a page's scheme twin reaches it
     ngram = int(extract_config(spark, out).get("shingle_ngram", 2))  # the n-grams of the extract's shingles
     mode = config.mode
     if mode == "auto":
@@ -63,6 +62,8 @@ def run_detect(spark: SparkSession, out: str, config: DetectConfig = DetectConfi
         # what detect persists (memberships, carriers, edges, components) is
         # released once its tables are written, or when it fails
         with released():
+            # Figure 5's self-join: a link to a page's scheme twin reaches it (the twins' keys hashed once)
+            links = crawled_targets(links, pages, twins=persisted(twin_keys(pages)))
             if mode in (ETDM, COMBINED):
                 extra = _detect_etdm(spark, output, pages, pagelets, links, config, mode, progress, components,
                                      ngram)
