@@ -61,8 +61,8 @@ def crawled_targets(links: DataFrame, pages: DataFrame, by_twin: str | None = No
     `twins`: `twin_keys(pages)` made once by a caller that reads the links
     more than once (detect persists it: every read of the links would run the
     hashing UDF over the pages again)."""
-    twins = (twin_keys(pages) if twins is None else twins).select(F.col("written_key").alias("dst_page_key"),
-                                    F.col("page_key").alias("_twin_page_key"))
+    twins = (twin_keys(pages) if twins is None else twins).select(
+        F.col("written_key").alias("dst_page_key"), F.col("page_key").alias("_twin_page_key"))
     resolved = links.join(twins, "dst_page_key", "left").withColumn(
         "dst_page_key", F.coalesce("_twin_page_key", "dst_page_key"))
     if by_twin:
