@@ -70,8 +70,11 @@ def run_related(spark: SparkSession, out: str, url: str, n: int = 20, unit: str 
     key = page_key(norm)
     tables = read_tables(spark, out, ("links", "template_pagelets", "pages"))
     twin = scheme_twin(norm)  # the crawled page, where URL is its uncrawled http/https twin (tables/targets.py)
-    if twin and not _crawled(tables["pages"], key) and _crawled(tables["pages"], page_key(twin)):
-        norm, key = twin, page_key(twin)
+    if twin:
+        present = {r.page_key for r in tables["pages"].where(F.col("page_key").isin(key, page_key(twin)))
+                   .select("page_key").collect()}  # (one scan of the pages for both)
+        if key not in present and page_key(twin) in present:
+            norm, key = twin, page_key(twin)
     # a near-duplicate (a mirror, http beside https) is not a second citing page:
     # distill and crawl priority leave them out too
     originals = tables["pages"].where(F.col("dup_of").isNull()).select(F.col("page_key").alias("src_page_key"))
@@ -97,10 +100,6 @@ def related_lines(result: dict) -> list[str]:
     if not result["related"]:
         lines.append("  (nothing co-cited)")
     return lines
-
-
-def _crawled(pages, key: int) -> bool:
-    return bool(pages.where(F.col("page_key") == F.lit(key)).limit(1).count())
 
 
 def run_priority(spark: SparkSession, out: str, config: DistillConfig = DistillConfig(),

@@ -252,7 +252,7 @@ class HadoopFiles:
             stream = self._fs.create(self._Path(path), False)
         except Exception as exc:  # FileAlreadyExistsException, through py4j
             error = hadoop_error(exc)
-            if _already_exists(error or exc):
+            if error is not None and _already_exists(error):
                 return False
             try:
                 there = self._exists(path)
