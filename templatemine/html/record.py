@@ -14,7 +14,7 @@ from datetime import datetime, timezone
 from templatemine.html.charset import UndecodableError, decode_html
 from templatemine.html.nesting import MAX_DEPTH, MAX_FORMATTING
 from templatemine.html.page import LinkRow, PageletRow, PageParser
-from templatemine.html.urls import normalize_url, page_key, registered_domain, url_host
+from templatemine.html.urls import normalize_url, page_key, registered_domain, resolve_link, url_host
 from templatemine.warc.reader import RawRecord
 
 log = logging.getLogger(__name__)
@@ -60,6 +60,8 @@ class Capture:
     links: list[LinkRow] = field(default_factory=list)
     pagelets: list[PageletRow] = field(default_factory=list)
     nodes: list = field(default_factory=list)  # pagelevel.features.DomNode rows
+    redirect_url: str | None = None  # a 3xx response's Location, resolved and normalised (tables/targets.py)
+    redirect_page_key: int | None = None
 
 
 def parse_warc_date(value: str | None) -> datetime | None:
@@ -99,8 +101,12 @@ def _capture(raw: RawRecord, parser: PageParser) -> Capture:
         # the status first, whatever the reader noted after it (a stream-mode offset):
         # nightly reads "HTTP 404"/"HTTP 410" at the start as the page removed
         detail = f"HTTP {raw.http_status}" + (f"; {raw.detail}" if raw.detail else "")
+        # Location may be relative (RFC 9110 section 10.2.2); one naming the URL itself redirects nowhere
+        redirect = resolve_link(url, raw.location, parser.config.strip_index) if url and raw.location else None
+        redirect = redirect if redirect != url else None
         return Capture(raw, raw.outcome, detail, url=url,
-                       page_key=page_key(url) if url else None, fetch_time=parse_warc_date(raw.warc_date))
+                       page_key=page_key(url) if url else None, fetch_time=parse_warc_date(raw.warc_date),
+                       redirect_url=redirect, redirect_page_key=page_key(redirect) if redirect else None)
     if raw.outcome is not None:
         return Capture(raw, raw.outcome, raw.detail)
     url = normalize_url(raw.target_uri or "", parser.config.strip_index)

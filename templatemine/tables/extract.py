@@ -73,7 +73,7 @@ class _CaptureBatch:
         values = {
             "warc_file": raw.warc_file, "warc_offset": raw.offset, "record_type": raw.record_type,
             "target_uri": raw.target_uri, "outcome": c.outcome, "detail": c.detail or None,
-            "warc_record_id": raw.record_id,
+            "warc_record_id": raw.record_id, "redirect_page_key": c.redirect_page_key, "redirect_url": c.redirect_url,
             "page_key": c.page_key, "url": c.url, "host": c.host, "site": c.site, "fetch_time": c.fetch_time,
             "http_status": raw.http_status, "content_type": raw.content_type, "charset": c.charset,
             "charset_source": c.charset_source, "title": c.title, "text_length": c.text_length,
