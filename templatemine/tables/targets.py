@@ -9,8 +9,9 @@ moved to https keeps old `http://` links in its templates. `crawled_targets`
 gives such a link the crawled page's key, where the twin was not crawled
 itself (both crawled are two pages, and each link keeps its own).
 
-A link written to a URL whose newest response in the run redirects (3xx,
-RECORDS.redirect_page_key: its Location) names the page the redirects end on,
+A link written to a URL whose newest non-2xx response in the run redirects
+(3xx, RECORDS.redirect_page_key: its Location, where that is on the URL's
+site, so that a link keeps its `same_site`) names the page the redirects end on,
 where that is a crawled page or its twin: a site's template keeps linking
 `/about` after the page moved to `/about/`, or to `http://` pages the server
 answers with a 301 to `https://`. At most MAX_HOPS redirects are followed
@@ -25,7 +26,7 @@ the URL written (`dst_url`'s), so that a night's LINKS never depend on which
 twin another night crawled.
 
 A nightly run's detect follows the redirects of the state's RECORDS (every
-night's). Not resolved: links in `distill`, whose base set joins a small root
+night's since RECORDS kept them, 2026-11-29; older rows hold none). Not resolved: links in `distill`, whose base set joins a small root
 set to the links (resolving them first would shuffle them all), and redirects
 in `priority` and `related` over a night's output folder, which holds no
 RECORDS (twins only; README, Known gaps).
@@ -68,10 +69,15 @@ def twin_keys(pages: DataFrame) -> DataFrame:
 
 def redirect_keys(records: DataFrame, pages: DataFrame, twins: DataFrame) -> DataFrame:
     """(written_key, page_key): each URL not crawled as a page whose newest
-    non-2xx response redirects, in at most MAX_HOPS redirects, to a crawled
-    page or to the uncrawled twin of one (`twins`: `twin_keys(pages)`), and
-    that page's key. A URL's newest response decides (a 404 after a 301 of
-    the same URL: the URL is gone, not moved)."""
+    non-2xx response redirects, in at most MAX_HOPS redirects within its site
+    (RECORDS.redirect_page_key), to a crawled page or to the uncrawled twin of
+    one (`twins`: `twin_keys(pages)`), and that page's key. The newest non-2xx
+    response decides (a 404 after a 301 of the same URL: the URL is gone, not
+    moved); a later 2xx that is no page (non_html, oversized) has no key in
+    RECORDS and does not. In a nightly run `pages` are the snapshot's (the
+    touched sites') and `records` the state's: a crawled page of another site
+    that once answered a 301 is taken for its redirect, which stays on that
+    site."""
     newest = Window.partitionBy("page_key").orderBy(
         F.col("fetch_time").desc_nulls_last(), F.col("warc_file").desc(), F.col("warc_offset").desc())
     latest = records.where((F.col("outcome") == "non_2xx") & F.col("page_key").isNotNull()).select(
@@ -83,6 +89,9 @@ def redirect_keys(records: DataFrame, pages: DataFrame, twins: DataFrame) -> Dat
     ends = hops
     for _ in range(MAX_HOPS - 1):  # each round follows one more redirect where the chain goes on
         ends = ends.join(step, "dst", "left").select("src", F.coalesce("_next", "dst").alias("dst"))
+    # a chain still redirecting after MAX_HOPS (or looping) reaches no page, not even where it
+    # stopped on a crawled page's twin (found in review)
+    ends = ends.join(step.select("dst"), "dst", "left_anti")
     reached = crawled.select(F.col("page_key").alias("dst"), "page_key").unionByName(
         twins.select(F.col("written_key").alias("dst"), "page_key"))
     return ends.join(reached, "dst").select(F.col("src").alias("written_key"), "page_key")
