@@ -26,9 +26,11 @@ the URL written (`dst_url`'s), so that a night's LINKS never depend on which
 twin another night crawled.
 
 A nightly run's detect follows the redirects of the state's RECORDS (every
-night's since RECORDS kept them, 2026-11-29; older rows hold none). Not resolved: links in `distill`, whose base set joins a small root
-set to the links (resolving them first would shuffle them all), and redirects
-in `priority` and `related` over a night's output folder, which holds no
+night's since RECORDS kept them, 2026-11-29; older rows hold none).
+
+Not resolved: links in `distill`, whose base set joins a small root set to
+the links (resolving them first would shuffle them all), and redirects in
+`priority` and `related` over a night's output folder, which holds no
 RECORDS (twins only; README, Known gaps).
 """
 
