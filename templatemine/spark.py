@@ -24,9 +24,6 @@ DEFAULT_SQL_CONF = {
     # output 0.63 to 0.65 of the bytes in the same time (scripts/bench_storage.py;
     # README, "Storage")
     "spark.sql.parquet.compression.codec": "zstd",
-    # the captures' schema has 28 top-level columns (RECORDS' and PAGES'): over Spark's
-    # 25 a plan's string is truncated with a WARN, which broke `run --quiet`'s silence
-    "spark.sql.debug.maxToStringFields": "100",
 }
 GRAPHFRAMES_VERSION = "0.12.3"
 GRAPHFRAMES_PACKAGES = (
