@@ -187,7 +187,7 @@ def gather_report(spark: SparkSession, out: str, *, max_sites: int = 100, per_si
         data.density = {b: (v[0], v[1]) for b, v in sorted(hist.items())}
 
     say("report: page viewer sample")
-    _viewer_sample(spark, data, pages, pagelets, members, has, read, per_site, max_pages, max_page_chars)
+    _viewer_sample(data, pages, pagelets, members, has, read, per_site, max_pages, max_page_chars)
     return data
 
 
@@ -221,7 +221,7 @@ def sample_pages(pages: DataFrame, per_page: DataFrame | None, sites: list[str],
     return chosen[:max_pages]
 
 
-def _viewer_sample(spark, data: ReportData, pages, pagelets, members, has, read, per_site, max_pages,
+def _viewer_sample(data: ReportData, pages, pagelets, members, has, read, per_site, max_pages,
                    max_page_chars) -> None:
     from templatemine.html.record import html_at
     from templatemine.report.viewer import viewer_html
@@ -234,12 +234,18 @@ def _viewer_sample(spark, data: ReportData, pages, pagelets, members, has, read,
     chosen = sample_pages(pages, per_page, sites, per_site, max_pages)
     if not chosen:
         return
-    keys = spark.createDataFrame([(r["page_key"],) for r in chosen], "page_key long")
+    # the chosen pages' keys as a literal filter (at most max_pages of them), which Parquet's scans
+    # take; a broadcast join with a createDataFrame of them was a Python job of its own, which AQE
+    # left running when no page had a template pagelet (an empty side ends the join): the run then
+    # stopped Spark under it, and a --quiet run printed a crashed worker's or an accumulator's error
+    keys = sorted({r["page_key"] for r in chosen})
     by_page: dict[int, list[dict]] = defaultdict(list)
     if members is not None and pagelets is not None:
-        rows = members.join(F.broadcast(keys), "page_key").join(
-            pagelets.select("page_key", "ordinal", "dom_path", "dom_label", "n_tokens",
-                            F.substring("text", 1, 160).alias("text")), ["page_key", "ordinal"]).collect()
+        chosen_only = F.col("page_key").isin(keys)
+        rows = members.where(chosen_only).join(
+            pagelets.where(chosen_only).select("page_key", "ordinal", "dom_path", "dom_label", "n_tokens",
+                                               F.substring("text", 1, 160).alias("text")),
+            ["page_key", "ordinal"]).collect()
         for r in sorted(rows, key=lambda r: (r["page_key"], r["ordinal"])):
             by_page[r["page_key"]].append({
                 "ordinal": r["ordinal"], "dom_path": r["dom_path"], "dom_label": r["dom_label"],
@@ -274,8 +280,7 @@ def _viewer_sample(spark, data: ReportData, pages, pagelets, members, has, read,
             template_pagelets=by_page.get(r["page_key"], [])))
     ids = sorted({t["template_id"] for p in data.viewer_pages for t in p.template_pagelets} - {MODEL_TEMPLATE})
     if ids and has["templates"]:
-        wanted = spark.createDataFrame([(int(i),) for i in ids], "template_id long")
-        for r in read("templates").join(F.broadcast(wanted), "template_id").select(
+        for r in read("templates").where(F.col("template_id").isin([int(i) for i in ids])).select(
                 "template_id", "n_pages", F.substring("sample_text", 1, 120).alias("sample_text")).collect():
             data.viewer_templates[str(r["template_id"])] = {"n_pages": r["n_pages"], "sample_text": r["sample_text"]}
 

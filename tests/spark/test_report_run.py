@@ -157,6 +157,33 @@ def test_report_of_an_extract_only_output(spark, run_out, tmp_path):
     assert all(0 <= p["template_token_fraction"] <= 1 for p in data["pages"])
 
 
+def test_the_report_leaves_no_job_running(spark, tmp_path):
+    """Every job the report starts has ended when write_report returns: one still
+    running is one nothing waits for, and a command's stop killed it under its
+    Python worker, whose error a --quiet run printed (a CI failure, 2026-11-29:
+    the sample's broadcast join of a createDataFrame of page keys, which adaptive
+    execution left running when no page had a template pagelet; it was running
+    at the stop in 2 of 3 runs). The job may have ended by the time it is looked
+    at, so this catches that bug some of the time, and never fails without one."""
+    warc = write_warc(str(tmp_path / "one.warc.gz"), [
+        {"url": "https://x.example.com/a", "html": "<html><body><p>One page, no templates.</p></body></html>"}])
+    out = str(tmp_path / "out")
+    run_extract(spark, expand_inputs([warc]), out, ExtractConfig(), **QUIET)
+    run_detect(spark, out, DetectConfig(), **QUIET)
+    run_clean(spark, out, **QUIET)
+    sc = spark.sparkContext
+    sc.setJobGroup("report-jobs", "the report's jobs")
+    try:
+        write_report(spark, out, **QUIET)
+    finally:
+        sc.setLocalProperty("spark.jobGroup.id", None)
+    sc._jsc.sc().listenerBus().waitUntilEmpty()  # the status tracker has heard every job end Spark posted
+    tracker = sc.statusTracker()
+    jobs = tracker.getJobIdsForGroup("report-jobs")
+    assert jobs, "no job in the group: the test no longer sees the report's jobs"
+    assert {j: tracker.getJobInfo(j).status for j in jobs if tracker.getJobInfo(j).status != "SUCCEEDED"} == {}
+
+
 # ---------------------------------------------------------------- the page viewer in a browser
 
 
