@@ -335,6 +335,7 @@ def run_command(args) -> int:
     except (ValueError, OSError, InputError) as exc:
         print(f"templatemine: {exc}", file=sys.stderr)
         return 2
+    from templatemine.spark import stop_when_idle
     from templatemine.tables.lock import LocalFiles, LockError, folder_files
 
     progress = Progress(quiet=args.quiet, json_lines=args.log_json)
@@ -344,15 +345,23 @@ def run_command(args) -> int:
         # a local OUT's lock is taken before Spark starts; another's once the session can reach it
         with _holding(out if before_spark else None, LocalFiles, args, progress):
             spark = _session(args, config, args.command)
+            done = False
             try:
                 # (and a path without a scheme that the session's fs.defaultFS puts on HDFS, set by --conf or
                 # HADOOP_CONF_DIR outside spark-submit: its lock is taken there too; found in review)
                 remote = out is not None and (not before_spark or (not urlsplit(out).scheme
                                                                    and not _session_fs_local(spark)))
                 with _holding(out if remote else None, lambda: folder_files(spark, out), args, progress):
-                    return _stages(spark, args, config, files, missing, progress)
+                    code = _stages(spark, args, config, files, missing, progress)
+                done = True
+                return code
             finally:
-                spark.stop()
+                # a command that ended lets a job that adaptive execution left running end too; one that
+                # raised (a failed job, Ctrl-C) stops at once
+                if done:
+                    stop_when_idle(spark)
+                else:
+                    spark.stop()
     except LockError as exc:  # another command writes OUT: nothing was started, nothing in OUT touched
         print(f"templatemine: {lock_refusal(out, exc)}", file=sys.stderr)
         return 2

@@ -10,6 +10,7 @@ from __future__ import annotations
 import glob
 import os
 import sys
+import time
 
 from pyspark.sql import SparkSession
 
@@ -223,3 +224,23 @@ def shuffle_partitions(spark: SparkSession) -> int:
         return max(1, int(value))
     except (TypeError, ValueError):
         return max(1, spark.sparkContext.defaultParallelism)
+
+
+def stop_when_idle(spark: SparkSession, wait_s: float = 30.0, poll_s: float = 0.1) -> int:
+    """Stops the session once no job of it runs, waiting at most `wait_s`
+    seconds; returns how many jobs were still running when it was called.
+
+    A command calls it when its work is done, so every job it waited on has
+    ended: a job still running is one that adaptive execution started and no
+    plan needed (the other side of a join that an empty side had already
+    ended, which Spark leaves running: SPARK-37043). Stopping Spark under such a job killed its Python worker, and the
+    run's stderr, --quiet or not, held a crashed worker's or a Python
+    accumulator's error (a flaky CI failure of the quiet-run test, 2026-11-29).
+    A failed or interrupted command stops at once (the caller's plain stop)."""
+    tracker = spark.sparkContext.statusTracker()
+    running = len(tracker.getActiveJobsIds())
+    deadline = time.monotonic() + wait_s
+    while tracker.getActiveJobsIds() and time.monotonic() < deadline:
+        time.sleep(poll_s)
+    spark.stop()
+    return running

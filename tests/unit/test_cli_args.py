@@ -9,6 +9,7 @@ import pytest
 
 from templatemine import cli
 from tests.commands import SparkStarted, no_spark  # noqa: F401 (an autouse fixture)
+from tests.fake_session import IdleSession
 
 SAMPLE = os.path.join(os.path.dirname(__file__), "..", "..", "samples", "iana.warc.gz")
 
@@ -173,11 +174,7 @@ def test_json_folder_must_exist(capsys, tmp_path):
 def test_the_summary_comes_before_the_json_file(capsys, monkeypatch, tmp_path):
     from templatemine.graph import stage
 
-    class Spark:
-        def stop(self):
-            pass
-
-    monkeypatch.setattr(cli, "_session", lambda *a, **k: Spark())
+    monkeypatch.setattr(cli, "_session", lambda *a, **k: IdleSession())
     monkeypatch.setattr(stage, "run_related", lambda *a, **k: {"related": []})
     monkeypatch.setattr(stage, "related_lines", lambda result: ["related: none"])
     seen = []
@@ -192,11 +189,7 @@ def test_the_summary_comes_before_the_json_file(capsys, monkeypatch, tmp_path):
 def test_pagelevel_site_prints_a_summary(capsys, monkeypatch, tmp_path):
     from templatemine.pagelevel import stage
 
-    class Spark:
-        def stop(self):
-            pass
-
-    monkeypatch.setattr(cli, "_session", lambda *a, **k: Spark())
+    monkeypatch.setattr(cli, "_session", lambda *a, **k: IdleSession())
     monkeypatch.setattr(stage, "run_pagelevel", lambda *a, **k: None)
     out = str(tmp_path)
     assert cli.main(["pagelevel", out, "--pagelevel", "site", "--quiet"]) == 0

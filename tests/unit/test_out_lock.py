@@ -18,6 +18,7 @@ import pytest
 from templatemine import cli
 from templatemine.tables.lock import FolderLock, LocalFiles
 from tests.commands import SparkStarted, alive, ended, holder, no_spark  # noqa: F401 (fixtures)
+from tests.fake_session import IdleSession
 
 SAMPLE = os.path.join(os.path.dirname(__file__), "..", "..", "samples", "iana.warc.gz")
 WRITERS = ["extract", "run", "detect", "pagelevel", "clean", "report", "priority", "density"]
@@ -112,7 +113,7 @@ def test_a_lock_of_a_dead_process_is_taken_over_and_released(capsys, out, ended)
 def test_held_while_the_command_runs_and_released_after(capsys, monkeypatch, out):
     from templatemine.pagelevel import stage
 
-    class Spark:
+    class Spark(IdleSession):
         def stop(self):
             seen.append(os.path.exists(f"{out}/_lock"))
 
@@ -211,11 +212,6 @@ def test_the_lock_is_the_folder_lock_the_tests_above_hold(out):
     assert not os.path.exists(f"{out}/_lock")
 
 
-class _Session:
-    def stop(self):
-        pass
-
-
 class _RefusingFiles(LocalFiles):
     """A Hadoop file system (HadoopFiles) that refuses a call, as tables/lock.py's hadoop_error words it."""
 
@@ -241,7 +237,7 @@ def test_an_out_hdfs_will_not_let_us_look_at_or_unlock_is_one_line_not_a_traceba
 
     ran = []
     monkeypatch.setattr(cli, "_on_driver_disk", lambda path: False)  # as hdfs://, reached through the session
-    monkeypatch.setattr(cli, "_session", lambda *a, **k: _Session())
+    monkeypatch.setattr(cli, "_session", lambda *a, **k: IdleSession())
     monkeypatch.setattr(cli, "_stages", lambda *a, **k: ran.append(1) or 0)  # the command's work, done
 
     monkeypatch.setattr(tlock, "folder_files", lambda spark, folder: _RefusingFiles("exists"))

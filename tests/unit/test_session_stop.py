@@ -1,0 +1,49 @@
+"""stop_when_idle (templatemine/spark.py): a finished command lets a job that adaptive
+execution left running end before Spark stops, and waits no longer than it is told.
+A fake session: no JVM."""
+
+import time
+
+from templatemine.spark import stop_when_idle
+
+
+class FakeSession:
+    """A session whose status tracker reports `running` active jobs for its first
+    `polls` calls (None: for ever), then none; records when stop() came."""
+
+    def __init__(self, polls: int | None, running: int = 1):
+        self.polls, self.running, self.calls, self.stopped_after = polls, running, 0, None
+        self.sparkContext = self
+
+    def statusTracker(self):
+        return self
+
+    def getActiveJobsIds(self):
+        self.calls += 1
+        busy = self.polls is None or self.calls <= self.polls
+        return list(range(self.running)) if busy else []
+
+    def stop(self):
+        self.stopped_after = self.calls
+
+
+def test_an_idle_session_stops_at_once():
+    spark = FakeSession(polls=0)
+    started = time.monotonic()
+    assert stop_when_idle(spark, wait_s=5, poll_s=0.01) == 0
+    assert spark.stopped_after == 2 and time.monotonic() - started < 1
+
+
+def test_a_job_left_running_ends_before_the_stop():
+    spark = FakeSession(polls=4, running=2)
+    assert stop_when_idle(spark, wait_s=5, poll_s=0.01) == 2
+    # polled until the tracker said no job ran, and only then stopped
+    assert spark.stopped_after == 5 and spark.calls == 5
+
+
+def test_a_job_that_never_ends_delays_the_stop_by_wait_s_only():
+    spark = FakeSession(polls=None)
+    started = time.monotonic()
+    assert stop_when_idle(spark, wait_s=0.3, poll_s=0.01) == 1
+    took = time.monotonic() - started
+    assert spark.stopped_after is not None and 0.3 <= took < 2, took
