@@ -17,6 +17,7 @@ args = build_parser().parse_args(["detect", "unused", *sys.argv[1:]])
 spark = _session(args, _load(args), "detect")
 print("EFFECTIVE " + json.dumps({k: spark.conf.get(k, None) for k in (
     "spark.sql.shuffle.partitions", "spark.databricks.delta.snapshotPartitions", "spark.sql.session.timeZone")}))
+print("LOCALITY " + json.dumps(spark.sparkContext.getConf().get("spark.locality.wait", None)))
 spark.stop()
 '''
 
@@ -29,20 +30,23 @@ def _submit(tmp_path, submit_conf, job_args):
     done = subprocess.run([os.path.join(os.path.dirname(sys.executable), "spark-submit"), "--master", "local[1]",
                            *submit_conf, str(probe), *job_args], capture_output=True, text=True, env=env, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
-    line = next(l for l in done.stdout.splitlines() if l.startswith("EFFECTIVE "))
-    return json.loads(line[len("EFFECTIVE "):])
+    return {key: json.loads(line[len(key) + 1:]) for key in ("EFFECTIVE", "LOCALITY")
+            for line in done.stdout.splitlines() if line.startswith(key + " ")}
 
 
 def test_spark_submit_conf_wins_over_the_preset_and_the_commands_conf_over_both(tmp_path):
     got = _submit(tmp_path, ["--conf", "spark.sql.shuffle.partitions=2000",
                              "--conf", "spark.databricks.delta.snapshotPartitions=9"],
                   ["--preset", "test", "--conf", "spark.databricks.delta.snapshotPartitions=3"])
-    assert got == {"spark.sql.shuffle.partitions": "2000", "spark.databricks.delta.snapshotPartitions": "3",
-                   "spark.sql.session.timeZone": "UTC"}
+    assert got["EFFECTIVE"] == {"spark.sql.shuffle.partitions": "2000",
+                                "spark.databricks.delta.snapshotPartitions": "3", "spark.sql.session.timeZone": "UTC"}
+    assert got["LOCALITY"] == "0s"  # spark-submit's master is local[1]: no delay scheduling (spark.py LOCALITY_WAIT)
     # what spark-submit leaves unset, the preset sets (test: 2 and 2)
-    assert _submit(tmp_path, [], ["--preset", "test"]) == {
+    assert _submit(tmp_path, [], ["--preset", "test"])["EFFECTIVE"] == {
         "spark.sql.shuffle.partitions": "2", "spark.databricks.delta.snapshotPartitions": "2",
         "spark.sql.session.timeZone": "UTC"}
     # with no --preset and no --config, the implied local preset's 8 partitions are not taken:
     # Spark's default stands (found in review: a cluster that sets nothing ran with 8)
-    assert _submit(tmp_path, [], [])["spark.sql.shuffle.partitions"] is None  # unset: Spark's 200
+    assert _submit(tmp_path, [], [])["EFFECTIVE"]["spark.sql.shuffle.partitions"] is None  # unset: Spark's 200
+    # a wait the user gives spark-submit stands
+    assert _submit(tmp_path, ["--conf", "spark.locality.wait=1s"], [])["LOCALITY"] == "1s"
