@@ -236,6 +236,8 @@ def check_args(args) -> None:
 
 
 def summary_lines(manifest: dict) -> list[str]:
+    from templatemine.report.render import aliased_note
+
     rec = manifest["records"]
     rows = manifest["rows"]
     links = manifest["links"]
@@ -257,8 +259,7 @@ def summary_lines(manifest: dict) -> list[str]:
         f"near-duplicate pages {manifest['pages']['with_dup_of']}",
         f"  internal links resolving to a crawled page: {links['internal_resolved']}/{links['internal']}"
         + (f" ({100 * share:.1f}%)" if share is not None else "")
-        + (f", {links['internal_resolved_by_twin']} of them written to its http/https twin"
-           if links.get("internal_resolved_by_twin") else ""),
+        + aliased_note(links),
         f"  time: read+parse {timings['read_parse_s']}s, tables {timings['tables_s']}s, "
         f"counts {timings['counts_s']}s, total {timings['total_s']}s",
     ]

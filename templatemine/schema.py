@@ -78,6 +78,10 @@ _RECORD_COLUMNS = (
     ("outcome", StringType(), False),  # "page" or why not (html/record.py OUTCOMES)
     ("detail", StringType(), True),
     ("warc_record_id", StringType(), True),  # WARC-Record-ID (null in ARC files)
+    # a 3xx response's Location, resolved and normalised (null: none, or not a 3xx), and its
+    # key where it is on the URL's site (registered domain): links are followed through those
+    ("redirect_page_key", LongType(), True),
+    ("redirect_url", StringType(), True),
 )
 
 _PAGE_COLUMNS = (

@@ -25,6 +25,9 @@ DEFAULT_SQL_CONF = {
     # output 0.63 to 0.65 of the bytes in the same time (scripts/bench_storage.py;
     # README, "Storage")
     "spark.sql.parquet.compression.codec": "zstd",
+    # the captures' schema has 28 top-level columns (RECORDS' and PAGES'): over Spark's
+    # 25 a plan's string is truncated with a WARN, which broke `run --quiet`'s silence
+    "spark.sql.debug.maxToStringFields": "100",
 }
 # Local mode: no delay scheduling. Its one executor runs every task, so waiting for a more local
 # slot gains nothing, and a job hung for ever: measured with `run`'s output on a MiniDFSCluster,

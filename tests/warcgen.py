@@ -50,12 +50,13 @@ def response(writer: WARCWriter, url: str, html: bytes | str, content_type: str 
 
 
 def write_warc(path: str, pages: list[dict], gzip_members: bool = True) -> str:
-    """pages: dicts with url, html and optional content_type, status, date."""
+    """pages: dicts with url, html and optional content_type, status, date, location."""
     with open(path, "wb") as fh:
         writer = WARCWriter(fh, gzip=gzip_members)
         for p in pages:
             response(writer, p["url"], p["html"], p.get("content_type", "text/html; charset=utf-8"),
-                     p.get("status", "200 OK"), p.get("date", "2026-11-01T00:00:00Z"))
+                     p.get("status", "200 OK"), p.get("date", "2026-11-01T00:00:00Z"),
+                     [("Location", p["location"])] if "location" in p else ())
     return path
 
 
@@ -88,6 +89,41 @@ def gzip_member(data: bytes) -> bytes:
 
 def utc(*args) -> datetime:
     return datetime(*args, tzinfo=timezone.utc)
+
+
+def moved_site(host: str = "https://docs.gamma.org") -> tuple[list[dict], list[dict]]:
+    """Four pages whose menu links the URLs they had before they moved, and
+    the responses those URLs give: 301s with a relative Location, to the http
+    twin of a page, and through a second redirect; one URL whose newest
+    response is a 404; a loop; a chain too long; a 301 to another site; a
+    crawled page that also answered a 301 (later); and a page linking that
+    page, the loop, the long chain and the other site's redirect."""
+    nav = [(f"/old/p{i}", f"Chapter {i}") for i in range(4)]
+    pages = [{"url": f"{host}/p{i}.html", "html": site_page(
+        f"geology {i}", f"<p>Page {i} about geology: geology facts number {'x' * (i + 1)}.</p>", nav)}
+        for i in range(4)]
+    moved = "301 Moved Permanently"
+    answers = [
+        {"url": f"{host}/old/p0", "html": "", "status": moved, "location": "/p0.html"},
+        {"url": f"{host}/old/p1", "html": "", "status": moved, "location": f"http://{host.split('://')[1]}/p1.html"},
+        {"url": f"{host}/old/p2", "html": "", "status": moved, "location": "/mid/p2"},
+        {"url": f"{host}/mid/p2", "html": "", "status": "302 Found", "location": f"{host}/p2.html"},
+        {"url": f"{host}/old/p3", "html": "", "status": moved, "location": "/p3.html"},
+        {"url": f"{host}/old/p3", "html": "", "status": "404 Not Found", "date": "2026-11-02T00:00:00Z"},
+        {"url": f"{host}/loop/a", "html": "", "status": moved, "location": "/loop/b"},
+        {"url": f"{host}/loop/b", "html": "", "status": moved, "location": "/loop/a"},
+        {"url": f"{host}/p0.html", "html": "", "status": moved, "location": "/p1.html", "date": "2026-11-03T00:00:00Z"},
+        # 5 redirects to the http twin of a page, which redirects once more: too long a chain
+        *[{"url": f"{host}/long/{i}", "html": "", "status": moved, "location": f"/long/{i + 1}"} for i in range(1, 5)],
+        {"url": f"{host}/long/5", "html": "", "status": moved, "location": f"http://{host.split('://')[1]}/p3.html"},
+        {"url": f"http://{host.split('://')[1]}/p3.html", "html": "", "status": moved, "location": f"{host}/p2.html"},
+        # to a crawled page of another site: not followed (the link would leave its site)
+        {"url": f"{host}/away", "html": "", "status": moved, "location": "https://www.other.org/x.html"},
+        {"url": "https://www.other.org/x.html", "html": "<p>another site's page</p>"},
+        {"url": f"{host}/extra.html", "html": "<p>see <a href='/p0.html'>the first</a>, <a href='/loop/a'>loop</a>, "
+                                             "<a href='/long/1'>long</a>, <a href='/away'>away</a></p>"},
+    ]
+    return pages, answers
 
 
 def blog_site(host: str = "https://blog.example.org", n_posts: int = 8) -> list[dict]:

@@ -20,9 +20,9 @@ from templatemine.config import DistillConfig
 from templatemine.graph.cocitation import PAGE, PAGELET, citations, related
 from templatemine.graph.distill import CONFIGS, DOM_CONFIGS, distill, read_tables
 from templatemine.graph.priority import CRAWL_PRIORITY, crawl_priority
-from templatemine.html.urls import normalize_url, page_key, scheme_twin
+from templatemine.html.urls import normalize_url, page_key
 from templatemine.tables.output import RunOutput, extract_config, new_run_id
-from templatemine.tables.targets import crawled_targets
+from templatemine.tables.targets import aliases, crawled_targets, redirect_records
 
 
 def run_distill(spark: SparkSession, out: str, query: str, config: DistillConfig = DistillConfig(),
@@ -69,23 +69,28 @@ def run_related(spark: SparkSession, out: str, url: str, n: int = 20, unit: str 
         raise ValueError(f"not an http(s) URL: {url!r}")
     key = page_key(norm)
     tables = read_tables(spark, out, ("links", "template_pagelets", "pages"))
-    twin = scheme_twin(norm)  # the crawled page, where URL is its uncrawled http/https twin (tables/targets.py)
-    if twin:
-        present = {r.page_key for r in tables["pages"].where(F.col("page_key").isin(key, page_key(twin)))
-                   .select("page_key").collect()}  # (one scan of the pages for both)
-        if key not in present and page_key(twin) in present:
-            norm, key = twin, page_key(twin)
-    # a near-duplicate (a mirror, http beside https) is not a second citing page:
-    # distill and crawl priority leave them out too
-    originals = tables["pages"].where(F.col("dup_of").isNull()).select(F.col("page_key").alias("src_page_key"))
-    # a link to a crawled page's scheme twin cites that page (tables/targets.py)
-    links = crawled_targets(tables["links"], tables["pages"]).join(originals, "src_page_key", "left_semi")
-    templates = None if keep_templates else tables["template_pagelets"]
-    cites = citations(links, templates, unit)
-    rows = related(cites, key, n).collect()
-    cited_by = cites.where(F.col("dst_page_key") == F.lit(key)).count()
-    # a crawled page under its own URL, not the twin a link spelt (found in review)
-    crawled = {r.page_key: r.url for r in tables["pages"].where(
+    pages = tables["pages"]
+    # a link to a crawled page's scheme twin, or to a URL that redirects to it, cites that
+    # page (tables/targets.py); made once, for the query URL and for the links
+    known = aliases(pages, redirect_records(spark, out)).persist()
+    try:
+        # the query URL itself, where it is such an alias: its crawled page
+        hit = known.where(F.col("written_key") == F.lit(key)).join(pages.select("page_key", "url"), "page_key") \
+            .select("page_key", "url").first()
+        if hit:
+            norm, key = hit["url"], hit["page_key"]
+        # a near-duplicate (a mirror, http beside https) is not a second citing page:
+        # distill and crawl priority leave them out too
+        originals = pages.where(F.col("dup_of").isNull()).select(F.col("page_key").alias("src_page_key"))
+        links = crawled_targets(tables["links"], pages, known=known).join(originals, "src_page_key", "left_semi")
+        templates = None if keep_templates else tables["template_pagelets"]
+        cites = citations(links, templates, unit)
+        rows = related(cites, key, n).collect()
+        cited_by = cites.where(F.col("dst_page_key") == F.lit(key)).count()
+    finally:
+        known.unpersist()
+    # a crawled page under its own URL, not the alias a link spelt (found in review)
+    crawled = {r.page_key: r.url for r in pages.where(
         F.col("page_key").isin([r.dst_page_key for r in rows])).select("page_key", "url").collect()} if rows else {}
     return {"url": norm, "unit": unit, "templates_ignored": not keep_templates, "citing_units": cited_by,
             "related": [{"url": crawled.get(r.dst_page_key, r.url), "cocitations": r.cocitations,
@@ -108,7 +113,8 @@ def run_priority(spark: SparkSession, out: str, config: DistillConfig = DistillC
     output = RunOutput(spark, out, new_run_id())
     tables = read_tables(spark, out, ("pages", "links", "template_pagelets"))
     pages, members = tables["pages"], tables["template_pagelets"]
-    links = crawled_targets(tables["links"], pages)  # a link to a crawled page's scheme twin is to that page
+    # a link to a crawled page's scheme twin, or to a URL that redirects to it, is to that page
+    links = crawled_targets(tables["links"], pages, redirect_records(spark, out))
     progress(f"priority: scoring discovered URLs of {out} (template weight {config.template_weight})")
     try:
         crawl_priority(pages, links, members, config.template_weight).write.mode("overwrite").parquet(

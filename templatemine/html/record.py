@@ -14,7 +14,7 @@ from datetime import datetime, timezone
 from templatemine.html.charset import UndecodableError, decode_html
 from templatemine.html.nesting import MAX_DEPTH, MAX_FORMATTING
 from templatemine.html.page import LinkRow, PageletRow, PageParser
-from templatemine.html.urls import normalize_url, page_key, registered_domain, url_host
+from templatemine.html.urls import normalize_url, page_key, registered_domain, resolve_link, url_host
 from templatemine.warc.reader import RawRecord
 
 log = logging.getLogger(__name__)
@@ -60,6 +60,8 @@ class Capture:
     links: list[LinkRow] = field(default_factory=list)
     pagelets: list[PageletRow] = field(default_factory=list)
     nodes: list = field(default_factory=list)  # pagelevel.features.DomNode rows
+    redirect_url: str | None = None  # a 3xx response's Location, resolved and normalised (tables/targets.py)
+    redirect_page_key: int | None = None  # its key, where it is on the URL's site (links are followed through it)
 
 
 def parse_warc_date(value: str | None) -> datetime | None:
@@ -91,6 +93,18 @@ def extract_capture(raw: RawRecord, parser: PageParser) -> Capture:
         return Capture(raw, "malformed", f"record could not be processed: {type(exc).__name__}: {exc}"[:500])
 
 
+def _redirect(url: str, location: str, strip_index: bool) -> str | None:
+    """Where a 3xx response of `url` sends its client: `location` resolved
+    against it like a link (RFC 9110 section 10.2.2 allows it relative); None
+    where it names the URL itself or nothing a link could. Never raises: a
+    Location no rule foresaw costs the record its redirect, not its outcome."""
+    try:
+        redirect = resolve_link(url, location, strip_index)
+    except Exception:  # noqa: BLE001
+        return None
+    return redirect if redirect != url else None
+
+
 def _capture(raw: RawRecord, parser: PageParser) -> Capture:
     if raw.outcome == "non_2xx":
         # kept with its URL key and date: a 404/410 is how a nightly run learns
@@ -99,8 +113,12 @@ def _capture(raw: RawRecord, parser: PageParser) -> Capture:
         # the status first, whatever the reader noted after it (a stream-mode offset):
         # nightly reads "HTTP 404"/"HTTP 410" at the start as the page removed
         detail = f"HTTP {raw.http_status}" + (f"; {raw.detail}" if raw.detail else "")
+        redirect = _redirect(url, raw.location, parser.config.strip_index) if url and raw.location else None
+        # links are followed only through redirects within the URL's site: LINKS' same_site stays true
+        followed = redirect and registered_domain(url_host(redirect)) == registered_domain(url_host(url))
         return Capture(raw, raw.outcome, detail, url=url,
-                       page_key=page_key(url) if url else None, fetch_time=parse_warc_date(raw.warc_date))
+                       page_key=page_key(url) if url else None, fetch_time=parse_warc_date(raw.warc_date),
+                       redirect_url=redirect, redirect_page_key=page_key(redirect) if followed else None)
     if raw.outcome is not None:
         return Capture(raw, raw.outcome, raw.detail)
     url = normalize_url(raw.target_uri or "", parser.config.strip_index)

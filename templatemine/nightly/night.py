@@ -175,7 +175,9 @@ def _run_night(spark: SparkSession, state: State, files: list[InputFile], config
         touched = spark.read.parquet(changes.pop("touched_sites_path"))
         snapshot = _snapshot(state, touched, changes["touched_sites"], f"{work}/run", extracted, night, judge)
         _crash_point("merged")
-        detected = run_detect(spark, f"{work}/run", config.detect, progress)
+        # links reach pages through the redirects of every night so far (the state's RECORDS;
+        # rows of nights before 2026-11-29 hold no Location)
+        detected = run_detect(spark, f"{work}/run", config.detect, progress, records=state.latest(RECORDS))
         judged = run_pagelevel(spark, f"{work}/run", config.pagelevel, progress)  # None in site mode
         cleaned = run_clean(spark, f"{work}/run", progress, config.clean)
         parts = {"detect_s": detected["timings"]["total_s"],  # as each stage timed itself

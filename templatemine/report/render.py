@@ -83,6 +83,16 @@ class ReportData:
     gather_s: float | None = None
 
 
+def aliased_note(links: dict, fmt=str) -> str:
+    """", of them N written to its http/https twin and M written to a URL
+    that redirects to it", for the extract summary's `links` (the report and
+    the CLI); "" where there are none."""
+    parts = [f"{fmt(n)} written to {what}" for n, what in (
+        (links.get("internal_resolved_by_twin"), "its http/https twin"),
+        (links.get("internal_resolved_by_redirect"), "a URL that redirects to it")) if n]
+    return f", of them {' and '.join(parts)}" if parts else ""
+
+
 def esc(value) -> str:
     return _html.escape("" if value is None else str(value), quote=True)
 
@@ -267,8 +277,7 @@ def run_section(data: ReportData) -> str:
     if links.get("internal"):
         parts.append(f'<p class="note">Internal links resolving to a crawled page: {fmt_int(links.get("internal_resolved"))}'
                      f' of {fmt_int(links["internal"])} ({fmt_pct(links.get("internal_resolved_share"))})'
-                     + (f', {fmt_int(links["internal_resolved_by_twin"])} of them written to its http/https twin'
-                        if links.get("internal_resolved_by_twin") else "") + '.</p>')
+                     + aliased_note(links, fmt_int) + '.</p>')
     parts.append("</section>")
     return "".join(parts)
 

@@ -35,7 +35,7 @@ from templatemine.html.page import PageConfig, PageParser
 from templatemine.html.record import FLATTENED, OUTCOMES, PAGE, Capture, extract_capture
 from templatemine.pagelevel.features import FORMAT, node_features_record
 from templatemine.tables.output import DERIVED, MANIFEST, RunOutput, new_run_id
-from templatemine.tables.targets import crawled_targets
+from templatemine.tables.targets import REDIRECT, TWIN, crawled_targets
 from templatemine.warc.inputs import InputFile, open_input
 from templatemine.warc.reader import RawRecord, iter_records
 
@@ -73,7 +73,7 @@ class _CaptureBatch:
         values = {
             "warc_file": raw.warc_file, "warc_offset": raw.offset, "record_type": raw.record_type,
             "target_uri": raw.target_uri, "outcome": c.outcome, "detail": c.detail or None,
-            "warc_record_id": raw.record_id,
+            "warc_record_id": raw.record_id, "redirect_page_key": c.redirect_page_key, "redirect_url": c.redirect_url,
             "page_key": c.page_key, "url": c.url, "host": c.host, "site": c.site, "fetch_time": c.fetch_time,
             "http_status": raw.http_status, "content_type": raw.content_type, "charset": c.charset,
             "charset_source": c.charset_source, "title": c.title, "text_length": c.text_length,
@@ -439,9 +439,9 @@ def table_counts(spark: SparkSession, paths: dict[str, str], inputs: list[str] |
     internal = links.where("same_site")
     crawled = pages.select(F.col("page_key").alias("dst_page_key"))
     n_internal = internal.count()
-    counted = crawled_targets(internal, pages, by_twin="by_twin").join(crawled, "dst_page_key", "left_semi").agg(
-        F.count("*").alias("resolved"), F.count(F.when(F.col("by_twin"), True)).alias("by_twin")).first()
-    n_resolved, n_by_twin = counted["resolved"], counted["by_twin"]
+    counted = crawled_targets(internal, pages, records, via="via").join(crawled, "dst_page_key", "left_semi").agg(
+        F.count("*").alias("resolved"), F.count(F.when(F.col("via") == TWIN, True)).alias("by_twin"),
+        F.count(F.when(F.col("via") == REDIRECT, True)).alias("by_redirect")).first()
     charsets = {r["charset_source"]: r["n"] for r in
                 pages.groupBy("charset_source").agg(F.count("*").alias("n")).collect()}
     return {
@@ -456,9 +456,11 @@ def table_counts(spark: SparkSession, paths: dict[str, str], inputs: list[str] |
         "rows": rows,
         "links": {
             "internal": n_internal,
-            "internal_resolved": n_resolved,
-            "internal_resolved_by_twin": n_by_twin,  # written to a crawled page's scheme twin (tables/targets.py)
-            "internal_resolved_share": round(n_resolved / n_internal, 4) if n_internal else None,
+            "internal_resolved": counted["resolved"],
+            # written to a crawled page's scheme twin, or to a URL that redirects to it (tables/targets.py)
+            "internal_resolved_by_twin": counted["by_twin"],
+            "internal_resolved_by_redirect": counted["by_redirect"],
+            "internal_resolved_share": round(counted["resolved"] / n_internal, 4) if n_internal else None,
         },
         "pages": {
             "with_dup_of": pages.where(F.col("dup_of").isNotNull()).count(),

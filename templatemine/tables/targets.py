@@ -9,6 +9,15 @@ moved to https keeps old `http://` links in its templates. `crawled_targets`
 gives such a link the crawled page's key, where the twin was not crawled
 itself (both crawled are two pages, and each link keeps its own).
 
+A link written to a URL whose newest non-2xx response in the run redirects
+(3xx, RECORDS.redirect_page_key: its Location, where that is on the URL's
+site, so that a link keeps its `same_site`) names the page the redirects end on,
+where that is a crawled page or its twin: a site's template keeps linking
+`/about` after the page moved to `/about/`, or to `http://` pages the server
+answers with a 301 to `https://`. At most MAX_HOPS redirects are followed
+(a chain longer, or one that loops, reaches no page). A URL crawled as a page
+is that page, whatever redirect it also answered.
+
 Figure 5's self-join on links (`templates/detect.template_links`), the bridge
 links and ETDM's site links read links through it (`run_detect`), as do
 `priority` and `related` (`graph/stage.py`) and the extract summary's count
@@ -16,14 +25,22 @@ of internal links that reach a page. LINKS and clean_links keep the key of
 the URL written (`dst_url`'s), so that a night's LINKS never depend on which
 twin another night crawled.
 
-Not resolved: a link to a URL that redirects to a crawled page (a 3xx record
-keeps no Location; one that is also the twin of a crawled page is resolved as
-a twin), and links in `distill`, whose base set joins a small root set to the
-links (resolving them first would shuffle them all; README, Known gaps).
+A nightly run's detect follows the redirects of the state's RECORDS (every
+night's since RECORDS kept them, 2026-11-29; older rows hold none).
+
+Not resolved: links in `distill`, whose base set joins a small root set to
+the links (resolving them first would shuffle them all), and redirects in
+`priority` and `related` over a night's output folder, which holds no
+RECORDS (twins only; README, Known gaps).
 """
 
-from pyspark.sql import DataFrame
+from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
+
+# redirects followed from the URL a link names (Chrome and Firefox stop at 20,
+# curl's default is 50; crawlers follow fewer: Heritrix 5 or so, wget 20)
+MAX_HOPS = 5
+TWIN, REDIRECT = "twin", "redirect"
 
 
 def _twin_key_udf():
@@ -52,19 +69,81 @@ def twin_keys(pages: DataFrame) -> DataFrame:
         F.min("page_key").alias("page_key"))
 
 
-def crawled_targets(links: DataFrame, pages: DataFrame, by_twin: str | None = None,
-                    twins: DataFrame | None = None) -> DataFrame:
+def redirect_keys(records: DataFrame, pages: DataFrame, twins: DataFrame) -> DataFrame:
+    """(written_key, page_key): each URL not crawled as a page whose newest
+    non-2xx response redirects, in at most MAX_HOPS redirects within its site
+    (RECORDS.redirect_page_key), to a crawled page or to the uncrawled twin of
+    one (`twins`: `twin_keys(pages)`), and that page's key. The newest non-2xx
+    response decides (a 404 after a 301 of the same URL: the URL is gone, not
+    moved); a later 2xx that is no page (non_html, oversized) has no key in
+    RECORDS and does not. In a nightly run `pages` are the snapshot's (the
+    touched sites') and `records` the state's: a crawled page of another site
+    that once answered a 301 is taken for its redirect, which stays on that
+    site."""
+    newest = Window.partitionBy("page_key").orderBy(
+        F.col("fetch_time").desc_nulls_last(), F.col("warc_file").desc(), F.col("warc_offset").desc())
+    latest = records.where((F.col("outcome") == "non_2xx") & F.col("page_key").isNotNull()).select(
+        "page_key", "redirect_page_key", F.row_number().over(newest).alias("_n")).where("_n = 1")
+    crawled = pages.select("page_key")
+    hops = latest.where(F.col("redirect_page_key").isNotNull()).join(crawled, "page_key", "left_anti").select(
+        F.col("page_key").alias("src"), F.col("redirect_page_key").alias("dst"))
+    step = hops.select(F.col("src").alias("dst"), F.col("dst").alias("_next"))
+    ends = hops
+    for _ in range(MAX_HOPS - 1):  # each round follows one more redirect where the chain goes on
+        ends = ends.join(step, "dst", "left").select("src", F.coalesce("_next", "dst").alias("dst"))
+    # a chain still redirecting after MAX_HOPS (or looping) reaches no page, not even where it
+    # stopped on a crawled page's twin (found in review)
+    ends = ends.join(step.select("dst"), "dst", "left_anti")
+    reached = crawled.select(F.col("page_key").alias("dst"), "page_key").unionByName(
+        twins.select(F.col("written_key").alias("dst"), "page_key"))
+    return ends.join(reached, "dst").select(F.col("src").alias("written_key"), "page_key")
+
+
+def aliases(pages: DataFrame, records: DataFrame | None = None) -> DataFrame:
+    """(written_key, page_key, via): every key a link may name a crawled page
+    by other than its own, `via` TWIN or REDIRECT (`records`: the run's
+    RECORDS; None, twins alone). A URL that both redirects and is a twin is
+    taken as the server answered it (its redirect)."""
+    twins = twin_keys(pages)
+    found = twins.select("written_key", "page_key", F.lit(TWIN).alias("via"))
+    if records is None:
+        return found
+    redirects = redirect_keys(records, pages, twins).select("written_key", "page_key", F.lit(REDIRECT).alias("via"))
+    # REDIRECT sorts before TWIN: one row per key, the redirect's where there are both
+    first = F.min(F.struct(F.col("via") != REDIRECT, "page_key", "via"))
+    return redirects.unionByName(found).groupBy("written_key").agg(first.alias("_a")).select(
+        "written_key", "_a.page_key", "_a.via")
+
+
+def redirect_records(spark: SparkSession, out: str) -> DataFrame | None:
+    """OUT's RECORDS, where they say where 3xx responses redirect (an extract
+    by a templatemine before 2026-11-29 did not: None, as where OUT has no
+    RECORDS, e.g. a night's output folder)."""
+    from templatemine.tables.output import path_exists
+
+    path = f"{out.rstrip('/')}/records"
+    if not path_exists(spark, path):
+        return None
+    records = spark.read.parquet(path)
+    return records if "redirect_page_key" in records.columns else None
+
+
+def crawled_targets(links: DataFrame, pages: DataFrame, records: DataFrame | None = None, via: str | None = None,
+                    known: DataFrame | None = None) -> DataFrame:
     """`links` (any columns with dst_page_key) with dst_page_key the crawled
-    twin's key where the URL written is the uncrawled twin of a crawled page;
-    every other link as it was. Columns and rows as `links`, and with
-    `by_twin`, a boolean column of that name: whether the link was so resolved.
-    `twins`: `twin_keys(pages)` made once by a caller that reads the links
-    more than once (detect persists it: every read of the links would run the
-    hashing UDF over the pages again)."""
-    twins = (twin_keys(pages) if twins is None else twins).select(
-        F.col("written_key").alias("dst_page_key"), F.col("page_key").alias("_twin_page_key"))
-    resolved = links.join(twins, "dst_page_key", "left").withColumn(
-        "dst_page_key", F.coalesce("_twin_page_key", "dst_page_key"))
-    if by_twin:
-        return resolved.select(*links.columns, F.col("_twin_page_key").isNotNull().alias(by_twin))
+    page's key where the URL written is another key of it (`aliases`: its
+    uncrawled twin, or a URL that redirects to it; `records`, the run's
+    RECORDS, for the redirects); every other link as it was. Columns and rows
+    as `links`, and with `via`, a column of that name: TWIN, REDIRECT, or null
+    where the link was not so resolved. `known`: `aliases(pages, records)`
+    made once by a caller that reads the links more than once (detect persists
+    it: every read of the links would hash the pages' twins again)."""
+    known = (aliases(pages, records) if known is None else known).select(
+        F.col("written_key").alias("dst_page_key"), F.col("page_key").alias("_alias_key"),
+        F.col("via").alias("_via"))
+    resolved = links.join(known, "dst_page_key", "left").withColumn(
+        "dst_page_key", F.coalesce("_alias_key", "dst_page_key"))
+    if via:
+        return resolved.select(*links.columns, F.col("_via").alias(via))
     return resolved.select(*links.columns)
+

@@ -29,7 +29,7 @@ from templatemine.config import CleanConfig, DetectConfig
 from templatemine.tables.cache import persisted, released
 from templatemine.tables.output import (AFTER_DETECT, RunOutput, extract_config, new_run_id, path_exists,
                                        read_json, require_tables)
-from templatemine.tables.targets import crawled_targets, twin_keys
+from templatemine.tables.targets import aliases, crawled_targets, redirect_records
 from templatemine.templates.detect import (GLOBAL, LOCAL, evidence_filter, global_template_pagelets,
                                            local_template_pagelets, template_id, templates_table)
 
@@ -44,7 +44,10 @@ def _read(spark: SparkSession, out: str, name: str):
 
 
 def run_detect(spark: SparkSession, out: str, config: DetectConfig = DetectConfig(),
-               progress: Callable[[str], None] = print) -> dict:
+               progress: Callable[[str], None] = print, records: DataFrame | None = None) -> dict:
+    """Template detection over OUT's tables, written to OUT. `records`: the
+    RECORDS whose redirects links are followed through (tables/targets.py),
+    where they are not OUT's own (a nightly run's snapshot passes the state's)."""
     started = time.time()
     require_tables(spark, out, ("pages", "pagelets", "links"), "detect")
     output = RunOutput(spark, out, new_run_id())
@@ -62,8 +65,11 @@ def run_detect(spark: SparkSession, out: str, config: DetectConfig = DetectConfi
         # what detect persists (memberships, carriers, edges, components) is
         # released once its tables are written, or when it fails
         with released():
-            # Figure 5's self-join: a link to a page's scheme twin reaches it (the twins' keys hashed once)
-            links = crawled_targets(links, pages, twins=persisted(twin_keys(pages)))
+            # Figure 5's self-join: a link to a page's scheme twin, or to a URL that redirects
+            # to it, reaches it (tables/targets.py; the aliases made once)
+            if records is None:
+                records = redirect_records(spark, out)
+            links = crawled_targets(links, pages, known=persisted(aliases(pages, records)))
             if mode in (ETDM, COMBINED):
                 extra = _detect_etdm(spark, output, pages, pagelets, links, config, mode, progress, components,
                                      ngram)

@@ -136,6 +136,7 @@ class RawRecord:
     outcome: str | None = None
     detail: str = ""
     record_id: str | None = None  # WARC-Record-ID
+    location: str | None = None  # a 3xx response's Location header, as written
 
 
 def sniff_html(head: bytes) -> bool:
@@ -183,6 +184,8 @@ def _candidate(rec, path: str, offset: int, max_payload_bytes: int) -> RawRecord
     raw.content_type = http.get_header("Content-Type")
     if not 200 <= raw.http_status < 300:
         raw.outcome = "non_2xx"
+        if 300 <= raw.http_status < 400:  # where the URL redirects (tables/targets.py)
+            raw.location = http.get_header("Location")
         return raw
     media = _media_type(raw.content_type)
     if media not in HTML_TYPES and media not in AMBIGUOUS_TYPES:

@@ -191,3 +191,25 @@ def test_one_night_at_a_time_each_file_once_whatever_its_name(spark, tmp_path):
         st.commit_night({"seq": 1, "night": "0001-x", "started_at": now, "finished_at": now, "files": [],
                          "output": "", "versions": {}, "summary": "{}"})
     assert [n["seq"] for n in st.nights()] == [1, 2]
+
+
+def test_a_night_follows_the_redirects_an_earlier_night_crawled(spark, tmp_path):
+    """The 301s of a site's old URLs come in one night, its pages (whose menu
+    links those URLs) in the next: the later night's detect reads the state's
+    RECORDS, so the links reach the pages and the menu is a template of all
+    four without bridges (tables/targets.py; the night's own records alone
+    hold no redirect)."""
+    from pyspark.sql import functions as F
+
+    from templatemine.nightly.state import State
+    from tests.warcgen import moved_site
+
+    pages, answers = moved_site()
+    state = str(tmp_path / "state")
+    config = replace(TEST, detect=replace(TEST.detect, mode="global", bridges=False))
+    _night(spark, state, [write_warc(str(tmp_path / "n1.warc.gz"), answers)], config)
+    _night(spark, state, [write_warc(str(tmp_path / "n2.warc.gz"), [dict(p, date="2026-11-04T00:00:00Z")
+                                                                     for p in pages])], config)
+    templates = State(spark, state).read_table("templates")
+    menu = templates.where(F.col("sample_text").startswith("Chapter 0")).collect()
+    assert [r["n_pages"] for r in menu] == [4]

@@ -12,7 +12,7 @@ from templatemine.config import DetectConfig
 from templatemine.templates.stage import run_clean, run_detect
 from templatemine.warc.inputs import expand_inputs
 from tests.graphs import bfs_components
-from tests.warcgen import small_site, write_warc
+from tests.warcgen import moved_site, small_site, write_warc
 
 QUIET = dict(progress=lambda _m: None)
 
@@ -455,3 +455,44 @@ def test_links_written_to_the_http_twin_of_crawled_https_pages_join_them(spark, 
     assert related["url"] == "https://docs.alpha.org/p1.html"
     # the menu co-cites the other chapters, each under the URL crawled (the links spell http://)
     assert sorted(r["url"] for r in related["related"]) == [f"https://docs.alpha.org/p{i}.html" for i in (0, 2, 3)]
+
+
+def test_links_written_to_urls_that_redirect_to_crawled_pages_join_them(spark, tmp_path):
+    """A site whose menu links the URLs its pages had before they moved: each
+    answers a 301 (relative Location, to the http twin, or through a second
+    redirect). Figure 5's self-join found no link between the pages, so the
+    menu was no template without bridges; the links now reach the pages the
+    redirects end on (tables/targets.py). A URL whose newest response is a 404,
+    a loop, and a crawled page that also answered a 301 reach nothing else."""
+    from templatemine.graph.stage import run_priority, run_related
+
+    host = "https://docs.gamma.org"
+    site, redirects = moved_site(host)
+    out = str(tmp_path / "moved")
+    extracted = run_extract(spark, expand_inputs([write_warc(str(tmp_path / "m.warc.gz"), site + redirects)]), out,
+                            ExtractConfig(), **QUIET)
+    links = extracted["links"]
+    # 4 pages x 3 menu links whose redirects end on a page (p3's URL is gone); extra's link to p0 (its links
+    # to the loop, the chain of 6 and the redirect to another site reach nothing)
+    assert (links["internal_resolved_by_redirect"], links["internal_resolved_by_twin"]) == (12, 0)
+    assert links["internal_resolved"] == 12 + 1
+    records = spark.read.parquet(os.path.join(out, "records"))
+    assert {r["target_uri"]: r["redirect_url"] for r in records.where(F.col("redirect_url").isNotNull()).collect()
+            if r["target_uri"].endswith("/old/p0") or r["target_uri"].endswith("/mid/p2")} == {
+        f"{host}/old/p0": f"{host}/p0.html", f"{host}/mid/p2": f"{host}/p2.html"}
+    # Figure 5's own links (no bridges): the menu is a template of the four pages, where it was none
+    run_detect(spark, out, DetectConfig(mode="global", bridges=False), **QUIET)
+    templates = spark.read.parquet(os.path.join(out, "templates"))
+    assert [r["n_pages"] for r in templates.where(F.col("sample_text").startswith("Chapter 0")).collect()] == [4]
+    # LINKS keeps the URL written
+    written = spark.read.parquet(os.path.join(out, "links")).where(F.col("dst_url").contains("/old/"))
+    assert {r["dst_page_key"] for r in written.collect()} == {page_key(f"{host}/old/p{i}") for i in range(4)}
+    run_clean(spark, out, **QUIET)
+    run_priority(spark, out, progress=lambda _m: None)
+    table = spark.read.parquet(os.path.join(out, "crawl_priority"))
+    uncrawled = {r["url"] for r in table.where(~F.col("crawled")).collect()}
+    assert {f"{host}/old/p3", f"{host}/loop/a", f"{host}/long/1", f"{host}/away"} <= uncrawled
+    assert not {f"{host}/old/p{i}" for i in range(3)} & uncrawled
+    related = run_related(spark, out, f"{host}/old/p1", keep_templates=True)
+    assert related["url"] == f"{host}/p1.html"
+    assert {f"{host}/p0.html", f"{host}/p2.html"} <= {r["url"] for r in related["related"]}

@@ -247,3 +247,32 @@ def test_a_read_the_file_system_fails_outside_the_record_loop_is_a_row_not_a_fai
         first = got[:len(got) // 2]
         assert first[-1] is failed[0] and len(first) <= len(clean)
         assert len({c.raw.offset for c in first}) == len(first)  # no two rows of the file at one offset
+
+
+def test_a_redirect_keeps_where_its_location_resolves_to(tmp_path):
+    """A 3xx response's Location, read by the reader and resolved against the
+    URL like a link (RFC 9110 allows it relative), is the record's
+    redirect_url (tables/targets.py follows it where it stays on the site); a
+    Location naming the URL itself, a 3xx without one, and a 404 redirect
+    nowhere."""
+    from templatemine.html.urls import page_key
+    from tests.warcgen import write_warc
+
+    path = write_warc(str(tmp_path / "r.warc.gz"), [
+        {"url": "https://example.org/old/a", "html": "", "status": "301 Moved Permanently", "location": "../new/a"},
+        {"url": "http://example.org/b", "html": "", "status": "302 Found", "location": "https://example.org/b#top"},
+        {"url": "https://example.org/c/", "html": "", "status": "301 Moved Permanently", "location": "/c/index.html"},
+        {"url": "https://example.org/d", "html": "", "status": "301 Moved Permanently"},
+        {"url": "https://example.org/e", "html": "", "status": "404 Not Found", "location": "/f"},
+        {"url": "https://example.org/g", "html": "", "status": "301 Moved Permanently",
+         "location": "https://www.example.net/g"},
+    ])
+    parser = PageParser()
+    with open(path, "rb") as fh:
+        captures = [extract_capture(raw, parser) for raw in iter_records(path, fh)]
+    assert [(c.outcome, c.redirect_url) for c in captures] == [
+        ("non_2xx", "https://example.org/new/a"), ("non_2xx", "https://example.org/b"),
+        ("non_2xx", None), ("non_2xx", None), ("non_2xx", None), ("non_2xx", "https://www.example.net/g")]
+    assert captures[0].redirect_page_key == page_key("https://example.org/new/a")
+    # links are followed only through redirects within their site (same_site stays true)
+    assert captures[3].redirect_page_key is None and captures[5].redirect_page_key is None
