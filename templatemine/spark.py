@@ -257,14 +257,17 @@ def stop_when_idle(spark: SparkSession, wait_s: float = 30.0, poll_s: float = 0.
     A command calls it when its work is done, so every job it waited on has
     ended: a job still running is one that adaptive execution started and no
     plan needed (the other side of a join that an empty side had already
-    ended, which Spark leaves running: SPARK-37043). Stopping Spark under such a job killed its Python worker, and the
-    run's stderr, --quiet or not, held a crashed worker's or a Python
-    accumulator's error (a flaky CI failure of the quiet-run test, 2026-11-29).
-    A failed or interrupted command stops at once (the caller's plain stop)."""
+    ended, which Spark leaves running: SPARK-37043). Stopping Spark under such
+    a job killed its Python worker, and the run's stderr, --quiet or not, held
+    a crashed worker's or a Python accumulator's error (a flaky CI failure of
+    the quiet-run test, 2026-11-29). A failed or interrupted command stops at
+    once (the caller's plain stop), and so does this on Ctrl-C while it waits."""
     tracker = spark.sparkContext.statusTracker()
     running = len(tracker.getActiveJobsIds())
     deadline = time.monotonic() + wait_s
-    while tracker.getActiveJobsIds() and time.monotonic() < deadline:
-        time.sleep(poll_s)
-    spark.stop()
+    try:
+        while tracker.getActiveJobsIds() and time.monotonic() < deadline:
+            time.sleep(poll_s)
+    finally:
+        spark.stop()
     return running

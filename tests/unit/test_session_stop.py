@@ -4,6 +4,8 @@ A fake session: no JVM."""
 
 import time
 
+import pytest
+
 from templatemine.spark import stop_when_idle
 
 
@@ -47,3 +49,16 @@ def test_a_job_that_never_ends_delays_the_stop_by_wait_s_only():
     assert stop_when_idle(spark, wait_s=0.3, poll_s=0.01) == 1
     took = time.monotonic() - started
     assert spark.stopped_after is not None and 0.3 <= took < 2, took
+
+
+def test_interrupted_while_it_waits_it_still_stops(monkeypatch):
+    from templatemine import spark as tspark
+
+    def interrupted(_s):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(tspark.time, "sleep", interrupted)
+    spark = FakeSession(polls=None)
+    with pytest.raises(KeyboardInterrupt):
+        stop_when_idle(spark, wait_s=5)
+    assert spark.stopped_after is not None
