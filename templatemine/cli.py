@@ -357,8 +357,8 @@ def run_command(args) -> int:
                 done = True
                 return code
             finally:
-                # a command that ended lets a job that adaptive execution left running end too; one that
-                # raised (a failed job, Ctrl-C) stops at once
+                # a command that returned (with any exit code) lets a job that adaptive execution left
+                # running end too; one that raised (a failed job, Ctrl-C) stops at once
                 if done:
                     stop_when_idle(spark)
                 else:
@@ -745,8 +745,10 @@ def _evaluate(spark, args, progress=None) -> None:
     normalize = lambda url: normalize_url(url, strip_index)  # noqa: E731
     # only the gold pages come to the driver, not the whole crawl
     urls = sorted({normalize(u) or u for path in golds for u in read_gold(path)})
-    wanted = spark.createDataFrame([(u,) for u in urls], "url string")
-    clean = spark.read.parquet(f"{out.rstrip('/')}/clean_pages").join(wanted, "url", "left_semi")
+    # a literal filter, which the Parquet scan takes: a join with a createDataFrame of the URLs was a
+    # Python job of its own, which adaptive execution could leave running (spark.stop_when_idle)
+    wanted = F.col("url").isin(urls)
+    clean = spark.read.parquet(f"{out.rstrip('/')}/clean_pages").where(wanted)
     systems = {"templatemine": {r["url"]: r["clean_text"] for r in clean.select("url", "clean_text").collect()}}
     found = len(systems["templatemine"])
     if not found:
@@ -757,7 +759,7 @@ def _evaluate(spark, args, progress=None) -> None:
         from templatemine.evaluate.peers import available_peers, load_html, run_peers
 
         peers, missing = available_peers()
-        pages = spark.read.parquet(f"{out.rstrip('/')}/pages").join(wanted, "url", "left_semi").select(
+        pages = spark.read.parquet(f"{out.rstrip('/')}/pages").where(wanted).select(
             "url", "warc_file", "warc_offset").where(F.col("warc_file").isNotNull())
         html, unread = load_html([(r["url"], r["warc_file"], r["warc_offset"]) for r in pages.collect()])
         if unread:  # the peers score nothing on these pages

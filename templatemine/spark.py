@@ -182,13 +182,21 @@ def quiet_log_options(settings: dict, environ=os.environ) -> str | None:
     return " ".join(filter(None, [settings.get(JAVA_OPTIONS[0], ""), quoted]))
 
 
-def local_mode_defaults(master: str | None, settings: dict) -> dict:
-    """What a session in local mode sets where neither `settings` nor
-    spark-submit's conf do: spark.locality.wait 0s (LOCALITY_WAIT's comment).
-    `master` as get_session's (None: local[*], or spark-submit's master)."""
+def local_mode_defaults(master: str | None, settings: dict, environ=os.environ) -> dict:
+    """What a session in local mode (a `local` or `local[...]` master: one
+    executor; not `local-cluster[...]`) sets where the user did not:
+    spark.locality.wait 0s (LOCALITY_WAIT's comment). The user sets it in
+    `settings` (the config's [spark] table, --conf), spark-submit's conf, or a
+    properties file or PYSPARK_SUBMIT_ARGS' --conf a driver this process starts
+    reads. `master` as get_session's (None: local[*], or spark-submit's)."""
     submitted = submitted_conf()
-    running = master or (submitted.get("spark.master", "") if under_spark_submit() else "local[*]")
-    if not running.startswith("local") or LOCALITY_WAIT in settings or LOCALITY_WAIT in submitted:
+    running = (settings.get("spark.master") or master
+               or (submitted.get("spark.master", "") if under_spark_submit() else "local[*]"))
+    if not (running == "local" or running.startswith("local[")):
+        return {}
+    if (LOCALITY_WAIT in settings or LOCALITY_WAIT in submitted
+            or f"{LOCALITY_WAIT}=" in environ.get("PYSPARK_SUBMIT_ARGS", "")
+            or any(_sets(_read_text(path), LOCALITY_WAIT) for path in _properties_files(environ))):
         return {}
     return {LOCALITY_WAIT: "0s"}
 
@@ -250,9 +258,17 @@ def shuffle_partitions(spark: SparkSession) -> int:
         return max(1, spark.sparkContext.defaultParallelism)
 
 
+def empty_frame(spark: SparkSession, schema):
+    """An empty DataFrame of `schema` (a StructType or DDL string) that runs no
+    job: createDataFrame of an empty list is two empty partitions for Python's
+    workers, a job of their own in every query it joins, which adaptive
+    execution may leave running (stop_when_idle); an empty RDD has no partition."""
+    return spark.createDataFrame(spark.sparkContext.emptyRDD(), schema)
+
+
 def stop_when_idle(spark: SparkSession, wait_s: float = 30.0, poll_s: float = 0.1) -> int:
     """Stops the session once no job of it runs, waiting at most `wait_s`
-    seconds; returns how many jobs were still running when it was called.
+    seconds; returns how many jobs were running when it was called.
 
     A command calls it when its work is done, so every job it waited on has
     ended: a job still running is one that adaptive execution started and no
@@ -260,14 +276,20 @@ def stop_when_idle(spark: SparkSession, wait_s: float = 30.0, poll_s: float = 0.
     ended, which Spark leaves running: SPARK-37043). Stopping Spark under such
     a job killed its Python worker, and the run's stderr, --quiet or not, held
     a crashed worker's or a Python accumulator's error (a flaky CI failure of
-    the quiet-run test, 2026-11-29). A failed or interrupted command stops at
-    once (the caller's plain stop), and so does this on Ctrl-C while it waits."""
-    tracker = spark.sparkContext.statusTracker()
-    running = len(tracker.getActiveJobsIds())
-    deadline = time.monotonic() + wait_s
+    the quiet-run test, 2026-11-29). Idle means no job on two polls in a row,
+    `poll_s` apart (the tracker hears of a job a moment after it starts). A
+    command that raised stops at once (the caller's plain stop), and so does
+    this on Ctrl-C while it waits; a job still running after `wait_s` is
+    stopped under, as before."""
+    running = 0
     try:
-        while tracker.getActiveJobsIds() and time.monotonic() < deadline:
-            time.sleep(poll_s)
+        tracker = spark.sparkContext.statusTracker()
+        running = len(tracker.getActiveJobsIds())
+        deadline, idle = time.monotonic() + wait_s, 0
+        while idle < 2 and time.monotonic() < deadline:
+            idle = 0 if tracker.getActiveJobsIds() else idle + 1
+            if idle < 2:
+                time.sleep(poll_s)
     finally:
         spark.stop()
     return running

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from templatemine.spark import shuffle_partitions
+from templatemine.spark import empty_frame, shuffle_partitions
 
 
 @dataclass
@@ -87,8 +87,8 @@ def hits(edges: DataFrame, max_iter: int = 50, tol: float = 1e-6, partitions: in
         edges.unpersist()
     if a is None:  # no edge: nothing to rank
         spark = edges.sparkSession
-        a = spark.createDataFrame([], "auth long, a double")
-        h = spark.createDataFrame([], "hub long, h double")
+        a = empty_frame(spark, "auth long, a double")
+        h = empty_frame(spark, "hub long, h double")
     return HitsResult(h, a, it, converged, change, n_edges, partitions)
 
 

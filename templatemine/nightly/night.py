@@ -38,6 +38,7 @@ from templatemine import schema as S
 from templatemine.config import Config
 from templatemine.nightly.state import (LINKS, NIGHTS, NODES, PAGELETS, PAGES, RECORDS, STATE_PAGES_SCHEMA,
                                         STATE_TABLES, TEMPLATE_PAGELETS, TEMPLATES, State, StateError, delta_ready)
+from templatemine.spark import empty_frame
 from templatemine.tables.output import MANIFEST, RunOutput
 from templatemine.warc.inputs import InputFile, same_file
 
@@ -331,7 +332,7 @@ def _merge_captures(state: State, night: str, extract_out: str, work: str, progr
     if nodes or state.exists(NODES):  # a site-mode night drops a new capture's old nodes: none are stale
         state.create_if_missing(NODES, S.NODES_SCHEMA)
         new_nodes = (spark.read.parquet(f"{extract_out}/{S.NODES}").join(winners, "page_key", "left_semi") if nodes
-                     else spark.createDataFrame([], S.NODES_SCHEMA))
+                     else empty_frame(spark, S.NODES_SCHEMA))
         metrics[NODES] = state.replace_groups(NODES, new_nodes, winners, "page_key", ["page_key", "node"],
                                               f"{work}/merge-nodes")
     # the touched sites stay in Spark (a night of a big crawl touches millions): written once, read back

@@ -32,7 +32,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from templatemine.config import DetectConfig
-from templatemine.spark import graphframes_available, shuffle_partitions
+from templatemine.spark import empty_frame, graphframes_available, shuffle_partitions
 from templatemine.tables.cache import persisted
 
 
@@ -247,7 +247,7 @@ def grouped_components(spark: SparkSession, edges: DataFrame, config: DetectConf
     if stats["large_edges"]:
         big.unpersist()
     if not parts:  # no edges at all
-        parts.append(spark.createDataFrame([], "id long, component long"))
+        parts.append(empty_frame(spark, "id long, component long"))
     result = parts[0] if len(parts) == 1 else parts[0].union(parts[1])
     report.update(
         implementation=" + ".join(

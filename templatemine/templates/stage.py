@@ -26,6 +26,7 @@ from pyspark.sql import functions as F
 
 from templatemine.clean.clean import clean_links, clean_pages
 from templatemine.config import CleanConfig, DetectConfig
+from templatemine.spark import empty_frame
 from templatemine.tables.cache import persisted, released
 from templatemine.tables.output import (AFTER_DETECT, RunOutput, extract_config, new_run_id, path_exists,
                                        read_json, require_tables)
@@ -258,7 +259,7 @@ def judged_alone(spark: SparkSession, out: str, judged: DataFrame | None) -> boo
 
 def no_members(spark: SparkSession) -> DataFrame:
     """The site-level template memberships of an output `judged_alone`: none."""
-    return spark.createDataFrame([], "page_key long, ordinal int, template_id long")
+    return empty_frame(spark, "page_key long, ordinal int, template_id long")
 
 
 def current_judgement(spark: SparkSession, out: str, progress: Callable[[str], None] = lambda _m: None):
