@@ -7,37 +7,33 @@ import time
 import pytest
 
 from templatemine.spark import stop_when_idle
+from tests.fake_session import IdleSession
 
 
-class FakeSession:
-    """A session whose status tracker reports `running` active jobs for its first
-    `polls` calls (None: for ever), then none; records when stop() came."""
+class FakeSession(IdleSession):
+    """A session whose status tracker answers `answers` in turn, then `then` for
+    ever; records on which of its calls stop() came."""
 
-    def __init__(self, polls: int | None, running: int = 1):
-        self.polls, self.running, self.calls, self.stopped_after = polls, running, 0, None
-        self.sparkContext = self
-
-    def statusTracker(self):
-        return self
+    def __init__(self, answers: list[list[int]], then: list[int]):
+        self.answers, self.then, self.calls, self.stopped_after = list(answers), then, 0, None
 
     def getActiveJobsIds(self):
         self.calls += 1
-        busy = self.polls is None or self.calls <= self.polls
-        return list(range(self.running)) if busy else []
+        return self.answers.pop(0) if self.answers else self.then
 
     def stop(self):
         self.stopped_after = self.calls
 
 
 def test_an_idle_session_stops_at_once():
-    spark = FakeSession(polls=0)
+    spark = FakeSession([], then=[])
     started = time.monotonic()
     assert stop_when_idle(spark, wait_s=5, poll_s=0.01) == 0
     assert spark.stopped_after is not None and time.monotonic() - started < 1
 
 
 def test_a_job_left_running_ends_before_the_stop():
-    spark = FakeSession(polls=4, running=2)
+    spark = FakeSession([[0, 1]] * 4, then=[])
     assert stop_when_idle(spark, wait_s=5, poll_s=0.01) == 2
     # stopped only once the tracker said no job ran, twice in a row (calls 5 and 6)
     assert spark.stopped_after == 6
@@ -45,15 +41,13 @@ def test_a_job_left_running_ends_before_the_stop():
 
 def test_a_job_seen_after_one_idle_poll_is_waited_for():
     """The tracker hears of a job a moment after it starts: one idle poll is not idle."""
-    spark = FakeSession(polls=None)
-    answers = iter([[], [], [7], [7], [], []])  # the call, then idle, busy, busy, idle, idle
-    spark.getActiveJobsIds = lambda: (setattr(spark, "calls", spark.calls + 1), next(answers))[1]
+    spark = FakeSession([[], [], [7], [7]], then=[])  # the call, then idle, busy, busy, idle, idle
     assert stop_when_idle(spark, wait_s=5, poll_s=0.01) == 0
     assert spark.stopped_after == 6
 
 
 def test_a_job_that_never_ends_delays_the_stop_by_wait_s_only():
-    spark = FakeSession(polls=None)
+    spark = FakeSession([], then=[0])
     started = time.monotonic()
     assert stop_when_idle(spark, wait_s=0.3, poll_s=0.01) == 1
     took = time.monotonic() - started
@@ -67,7 +61,7 @@ def test_interrupted_while_it_waits_it_still_stops(monkeypatch):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(tspark.time, "sleep", interrupted)
-    spark = FakeSession(polls=None)
+    spark = FakeSession([], then=[0])
     with pytest.raises(KeyboardInterrupt):
         stop_when_idle(spark, wait_s=5)
     assert spark.stopped_after is not None
