@@ -665,7 +665,8 @@ def _nightly(spark, args, config, files, progress, missing=()) -> int:
         f"night {summary['night']}: {summary['files']} new file(s) ({summary['files_already_ingested']} already "
         f"ingested{absent}), {summary['records']} records",
         f"  pages new or newer {summary['pages_won']}, removed {summary['pages_removed']}, sites touched "
-        f"{summary['touched_sites']} ({summary['snapshot_pages']} live pages re-detected)",
+        f"{summary['touched_sites']} ({summary['snapshot_pages']} live pages re-detected"
+        f"{_redirecting(summary.get('snapshot_redirects'))})",
         f"  templates {summary['templates']} ({summary['detect_mode']}), clean pages {summary['clean_pages']}, "
         f"mean template token fraction {summary['mean_template_token_fraction']:.3f}",
         *(pagelevel_lines(summary["pagelevel"]) if "pagelevel" in summary else []),
@@ -674,6 +675,11 @@ def _nightly(spark, args, config, files, progress, missing=()) -> int:
         f"  output: {summary['output']}   history: templatemine nightly --state {args.state} --history",
     ], summary)
     return 0
+
+
+def _redirecting(n: int | None) -> str:
+    """The night's line for the URLs its links were followed through (none said when none)."""
+    return f", {n} URL(s) redirecting to them" if n else ""
 
 
 def _graph(spark, args, config, progress) -> int:

@@ -139,3 +139,12 @@ NODES_SCHEMA = _struct(("page_key", LongType(), False), *[(f.name, f.dataType, f
 
 TABLE_SCHEMAS = {RECORDS: RECORDS_SCHEMA, PAGES: PAGES_SCHEMA, LINKS: LINKS_SCHEMA, PAGELETS: PAGELETS_SCHEMA,
                  NODES: NODES_SCHEMA}
+
+# A night's output folder only (nightly/night.py `_snapshot`): the URLs not crawled as pages that
+# redirect to a snapshot page, from the state's RECORDS, which the folder does not hold
+# (tables/targets.py `redirect_keys`; its readers take it for OUT's RECORDS' redirects)
+REDIRECTS = "redirects"
+REDIRECTS_SCHEMA = _struct(
+    ("written_key", LongType(), True),  # the key of the URL a link names (LINKS.dst_page_key)
+    ("page_key", LongType(), True),  # the crawled page the redirects end on
+)

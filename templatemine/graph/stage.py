@@ -22,7 +22,7 @@ from templatemine.graph.distill import CONFIGS, DOM_CONFIGS, distill, read_table
 from templatemine.graph.priority import CRAWL_PRIORITY, crawl_priority
 from templatemine.html.urls import normalize_url, page_key
 from templatemine.tables.output import RunOutput, extract_config, new_run_id
-from templatemine.tables.targets import aliases, crawled_targets, redirect_records
+from templatemine.tables.targets import crawled_targets, out_aliases
 
 
 def run_distill(spark: SparkSession, out: str, query: str, config: DistillConfig = DistillConfig(),
@@ -72,7 +72,7 @@ def run_related(spark: SparkSession, out: str, url: str, n: int = 20, unit: str 
     pages = tables["pages"]
     # a link to a crawled page's scheme twin, or to a URL that redirects to it, cites that
     # page (tables/targets.py); made once, for the query URL and for the links
-    known = aliases(pages, redirect_records(spark, out)).persist()
+    known = out_aliases(spark, out, pages).persist()
     try:
         # the query URL itself, where it is such an alias: its crawled page
         hit = known.where(F.col("written_key") == F.lit(key)).join(pages.select("page_key", "url"), "page_key") \
@@ -114,7 +114,7 @@ def run_priority(spark: SparkSession, out: str, config: DistillConfig = DistillC
     tables = read_tables(spark, out, ("pages", "links", "template_pagelets"))
     pages, members = tables["pages"], tables["template_pagelets"]
     # a link to a crawled page's scheme twin, or to a URL that redirects to it, is to that page
-    links = crawled_targets(tables["links"], pages, redirect_records(spark, out))
+    links = crawled_targets(tables["links"], pages, known=out_aliases(spark, out, pages))
     progress(f"priority: scoring discovered URLs of {out} (template weight {config.template_weight})")
     try:
         crawl_priority(pages, links, members, config.template_weight).write.mode("overwrite").parquet(

@@ -174,11 +174,11 @@ def _run_night(spark: SparkSession, state: State, files: list[InputFile], config
         changes = _merge_captures(state, night, f"{work}/extract", work, progress, judge, committed, unopened)
         t = lap("merge_s", t)
         touched = spark.read.parquet(changes.pop("touched_sites_path"))
-        snapshot = _snapshot(state, touched, changes["touched_sites"], f"{work}/run", extracted, night, judge)
+        snapshot, redirects = _snapshot(state, touched, changes["touched_sites"], f"{work}/run", extracted, night,
+                                        judge)
         _crash_point("merged")
-        # links reach pages through the redirects of every night so far (the state's RECORDS;
-        # rows of nights before 2026-11-29 hold no Location)
-        detected = run_detect(spark, f"{work}/run", config.detect, progress, records=state.latest(RECORDS))
+        # links reach pages through the redirects of every night so far (the snapshot's REDIRECTS)
+        detected = run_detect(spark, f"{work}/run", config.detect, progress)
         judged = run_pagelevel(spark, f"{work}/run", config.pagelevel, progress)  # None in site mode
         cleaned = run_clean(spark, f"{work}/run", progress, config.clean)
         parts = {"detect_s": detected["timings"]["total_s"],  # as each stage timed itself
@@ -207,7 +207,7 @@ def _run_night(spark: SparkSession, state: State, files: list[InputFile], config
             "malformed_sample": extracted["malformed_sample"],
             "nesting_flattened": extracted["pages"]["nesting_flattened"],
             "flattened_sample": extracted["flattened_sample"],
-            **changes, "snapshot_pages": snapshot,
+            **changes, "snapshot_pages": snapshot, "snapshot_redirects": redirects,
             "templates": detected["rows"][TEMPLATES], "detect_mode": detected["mode"],
             **({"pagelevel": {k: judged[k] for k in ("model", "modes", "set_aside") if k in judged}}
                if judged else {}),
@@ -349,11 +349,17 @@ def _merge_captures(state: State, night: str, extract_out: str, work: str, progr
 
 
 def _snapshot(state: State, touched: DataFrame, n_sites: int, out: str, extracted: dict, night: str,
-              nodes: bool) -> int:
+              nodes: bool) -> tuple[int, int]:
     """The touched sites' live pages, links and pagelets (and with NODES, their
     nodes) as a run folder, which detect, the page-level model and clean work on
     as they do after extract. A page with no nodes in the state (ingested by a
     site-mode night) is cleaned at site level.
+
+    REDIRECTS: the URLs that redirect to a snapshot page, by the state's
+    RECORDS (every night's so far; rows of nights before 2026-11-29 hold no
+    Location), which the folder does not hold: the night's detect, and any
+    `detect`, `priority` or `related` run on its folder later, follow them
+    (tables/targets.py).
 
     Near-duplicates (`dup_of`) are marked again over the snapshot: each night's
     extract marked them among its own pages only, and the evidence filter's
@@ -361,6 +367,7 @@ def _snapshot(state: State, touched: DataFrame, n_sites: int, out: str, extracte
     section 3 remark on mirrors) must see the site's pages together (measured
     on the nine sites split in two nights: 10 more templates without this)."""
     from templatemine.tables.extract import mark_duplicates
+    from templatemine.tables.targets import redirect_keys, twin_keys
 
     spark = state.spark
     pages = state.latest(PAGES).where(F.col("removed_at").isNull()).join(touched, "site", "left_semi")
@@ -372,15 +379,20 @@ def _snapshot(state: State, touched: DataFrame, n_sites: int, out: str, extracte
     state.latest(PAGELETS).join(keys, "page_key", "left_semi").write.mode("overwrite").parquet(f"{out}/{S.PAGELETS}")
     if nodes:
         state.latest(NODES).join(keys, "page_key", "left_semi").write.mode("overwrite").parquet(f"{out}/{S.NODES}")
+    snapshot_pages = spark.read.parquet(f"{out}/{S.PAGES}")
+    redirect_keys(state.latest(RECORDS), snapshot_pages, twin_keys(snapshot_pages)).select(
+        *S.REDIRECTS_SCHEMA.names).write.mode("overwrite").parquet(f"{out}/{S.REDIRECTS}")
     n_pages = keys.count()
+    n_redirects = spark.read.parquet(f"{out}/{S.REDIRECTS}").count()
     # not `node_features`: the snapshot's nodes come from the state, extracted by
     # earlier nights, perhaps by another templatemine: pagelevel sets aside the pages
     # whose rows' features_format is another (train.judgeable_nodes)
     night_only = {k: v for k, v in extracted.items() if k != "node_features"}
-    manifest = {**night_only, "out": out, "night": night, "snapshot": {"sites": n_sites, "pages": n_pages},
+    manifest = {**night_only, "out": out, "night": night,
+                "snapshot": {"sites": n_sites, "pages": n_pages, "redirects": n_redirects},
                 "note": "pages/links/pagelets/nodes are the touched sites' state; records and counts are the night's"}
     RunOutput(spark, out, night).write_text(f"{out}/{MANIFEST}", json.dumps(manifest, indent=2, default=str))
-    return n_pages
+    return n_pages, n_redirects
 
 
 def _merge_templates(state: State, run_out: str, touched: DataFrame, work: str) -> dict:

@@ -25,17 +25,22 @@ of internal links that reach a page. LINKS and clean_links keep the key of
 the URL written (`dst_url`'s), so that a night's LINKS never depend on which
 twin another night crawled.
 
-A nightly run's detect follows the redirects of the state's RECORDS (every
-night's since RECORDS kept them, 2026-11-29; older rows hold none).
+A night's output folder holds the night's RECORDS nowhere (they are merged
+into the state's), so the snapshot writes there REDIRECTS: `redirect_keys`
+over the state's RECORDS (every night's since RECORDS kept them, 2026-11-29;
+older rows hold none) and the snapshot's pages. Every reader of an output
+folder (`out_aliases`) takes OUT/redirects where it is, else OUT's RECORDS:
+the night's own detect, and a `detect`, `priority` or `related` run on its
+folder later, follow the same redirects.
 
 Not resolved: links in `distill`, whose base set joins a small root set to
-the links (resolving them first would shuffle them all), and redirects in
-`priority` and `related` over a night's output folder, which holds no
-RECORDS (twins only; README, Known gaps).
+the links (resolving them first would shuffle them all; README, Known gaps).
 """
 
 from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
+
+from templatemine import schema as S
 
 # redirects followed from the URL a link names (Chrome and Firefox stop at 20,
 # curl's default is 50; crawlers follow fewer: Heritrix 5 or so, wget 20)
@@ -43,7 +48,8 @@ MAX_HOPS = 5
 TWIN, REDIRECT = "twin", "redirect"
 
 
-def _twin_key_udf():
+def twin_key_udf():
+    """A column function: the key of a URL's scheme twin (`html.urls.scheme_twin`), null where it has none."""
     import pandas as pd
 
     from templatemine.html.urls import page_key, scheme_twin
@@ -62,7 +68,7 @@ def twin_keys(pages: DataFrame) -> DataFrame:
     """(written_key, page_key): the key of each crawled page's scheme twin
     (`html.urls.scheme_twin`) that was not crawled itself, and the page's."""
     crawled = pages.select(F.col("page_key").alias("written_key"))
-    twins = pages.select(_twin_key_udf()("url").alias("written_key"), "page_key").where(
+    twins = pages.select(twin_key_udf()("url").alias("written_key"), "page_key").where(
         F.col("written_key").isNotNull())
     # one page per twin key (two would be one URL crawled twice, which PAGES does not hold; min, to be sure)
     return twins.join(crawled, "written_key", "left_anti").groupBy("written_key").agg(
@@ -99,16 +105,19 @@ def redirect_keys(records: DataFrame, pages: DataFrame, twins: DataFrame) -> Dat
     return ends.join(reached, "dst").select(F.col("src").alias("written_key"), "page_key")
 
 
-def aliases(pages: DataFrame, records: DataFrame | None = None) -> DataFrame:
+def aliases(pages: DataFrame, records: DataFrame | None = None, redirects: DataFrame | None = None) -> DataFrame:
     """(written_key, page_key, via): every key a link may name a crawled page
     by other than its own, `via` TWIN or REDIRECT (`records`: the run's
-    RECORDS; None, twins alone). A URL that both redirects and is a twin is
-    taken as the server answered it (its redirect)."""
+    RECORDS, or `redirects`: `redirect_keys` already made, REDIRECTS_SCHEMA;
+    neither, twins alone). A URL that both redirects and is a twin is taken
+    as the server answered it (its redirect)."""
     twins = twin_keys(pages)
     found = twins.select("written_key", "page_key", F.lit(TWIN).alias("via"))
-    if records is None:
+    if redirects is None and records is not None:
+        redirects = redirect_keys(records, pages, twins)
+    if redirects is None:
         return found
-    redirects = redirect_keys(records, pages, twins).select("written_key", "page_key", F.lit(REDIRECT).alias("via"))
+    redirects = redirects.select("written_key", "page_key", F.lit(REDIRECT).alias("via"))
     # REDIRECT sorts before TWIN: one row per key, the redirect's where there are both
     first = F.min(F.struct(F.col("via") != REDIRECT, "page_key", "via"))
     return redirects.unionByName(found).groupBy("written_key").agg(first.alias("_a")).select(
@@ -121,11 +130,24 @@ def redirect_records(spark: SparkSession, out: str) -> DataFrame | None:
     RECORDS, e.g. a night's output folder)."""
     from templatemine.tables.output import path_exists
 
-    path = f"{out.rstrip('/')}/records"
+    path = f"{out.rstrip('/')}/{S.RECORDS}"
     if not path_exists(spark, path):
         return None
     records = spark.read.parquet(path)
     return records if "redirect_page_key" in records.columns else None
+
+
+def out_aliases(spark: SparkSession, out: str, pages: DataFrame) -> DataFrame:
+    """`aliases` of OUT's pages (`pages`, as read from OUT): through
+    OUT/redirects where a night's snapshot wrote them (from the state's
+    RECORDS), else through OUT's RECORDS (twins alone where it has neither,
+    e.g. a night's folder written before REDIRECTS were)."""
+    from templatemine.tables.output import path_exists
+
+    path = f"{out.rstrip('/')}/{S.REDIRECTS}"
+    if path_exists(spark, path):
+        return aliases(pages, redirects=spark.read.parquet(path))
+    return aliases(pages, redirect_records(spark, out))
 
 
 def crawled_targets(links: DataFrame, pages: DataFrame, records: DataFrame | None = None, via: str | None = None,

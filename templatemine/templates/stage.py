@@ -30,7 +30,7 @@ from templatemine.spark import empty_frame
 from templatemine.tables.cache import persisted, released
 from templatemine.tables.output import (AFTER_DETECT, RunOutput, extract_config, new_run_id, path_exists,
                                        read_json, require_tables)
-from templatemine.tables.targets import aliases, crawled_targets, redirect_records
+from templatemine.tables.targets import crawled_targets, out_aliases
 from templatemine.templates.detect import (GLOBAL, LOCAL, evidence_filter, global_template_pagelets,
                                            local_template_pagelets, template_id, templates_table)
 
@@ -45,10 +45,10 @@ def _read(spark: SparkSession, out: str, name: str):
 
 
 def run_detect(spark: SparkSession, out: str, config: DetectConfig = DetectConfig(),
-               progress: Callable[[str], None] = print, records: DataFrame | None = None) -> dict:
-    """Template detection over OUT's tables, written to OUT. `records`: the
-    RECORDS whose redirects links are followed through (tables/targets.py),
-    where they are not OUT's own (a nightly run's snapshot passes the state's)."""
+               progress: Callable[[str], None] = print) -> dict:
+    """Template detection over OUT's tables, written to OUT. Links are
+    followed through the redirects of OUT's RECORDS, or of its REDIRECTS in a
+    night's folder (tables/targets.py `out_aliases`)."""
     started = time.time()
     require_tables(spark, out, ("pages", "pagelets", "links"), "detect")
     output = RunOutput(spark, out, new_run_id())
@@ -68,9 +68,7 @@ def run_detect(spark: SparkSession, out: str, config: DetectConfig = DetectConfi
         with released():
             # Figure 5's self-join: a link to a page's scheme twin, or to a URL that redirects
             # to it, reaches it (tables/targets.py; the aliases made once)
-            if records is None:
-                records = redirect_records(spark, out)
-            links = crawled_targets(links, pages, known=persisted(aliases(pages, records)))
+            links = crawled_targets(links, pages, known=persisted(out_aliases(spark, out, pages)))
             if mode in (ETDM, COMBINED):
                 extra = _detect_etdm(spark, output, pages, pagelets, links, config, mode, progress, components,
                                      ngram)

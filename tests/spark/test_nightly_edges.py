@@ -213,3 +213,41 @@ def test_a_night_follows_the_redirects_an_earlier_night_crawled(spark, tmp_path)
     templates = State(spark, state).read_table("templates")
     menu = templates.where(F.col("sample_text").startswith("Chapter 0")).collect()
     assert [r["n_pages"] for r in menu] == [4]
+
+
+def test_a_nights_folder_keeps_the_redirects_its_night_followed(spark, tmp_path):
+    """The night's folder holds no RECORDS (they went into the state), so its
+    snapshot writes REDIRECTS: `priority` and `detect` run on the folder later
+    follow the redirects the night did. Before, priority listed the moved
+    menu's old URLs as uncrawled, and detect there lost the menu template."""
+    from pyspark.sql import functions as F
+
+    from templatemine.config import DistillConfig
+    from templatemine.graph.stage import run_priority
+    from templatemine.nightly.state import State
+    from templatemine.templates.stage import run_detect
+    from tests.warcgen import moved_site
+
+    pages, answers = moved_site()
+    state = str(tmp_path / "state")
+    config = replace(TEST, detect=replace(TEST.detect, mode="global", bridges=False))
+    _night(spark, state, [write_warc(str(tmp_path / "n1.warc.gz"), answers)], config)
+    second, _ = _night(spark, state, [write_warc(str(tmp_path / "n2.warc.gz"), [
+        dict(p, date="2026-11-04T00:00:00Z") for p in pages])], config)
+    folder = State(spark, state).nights()[-1]["output"]
+    host = "https://docs.gamma.org"
+    moved = {f"{host}/old/p0", f"{host}/old/p1", f"{host}/old/p2"}
+    links = spark.read.parquet(f"{folder}/links")
+    assert {r["dst_url"] for r in links.select("dst_url").distinct().collect()} >= moved | {f"{host}/old/p3"}
+    assert spark.read.parquet(f"{folder}/redirects").count() == second["snapshot_redirects"] > len(moved)
+
+    run_priority(spark, folder, DistillConfig(), progress=lambda _: None)
+    frontier = spark.read.parquet(f"{folder}/crawl_priority")
+    uncrawled = {r["url"] for r in frontier.where(~F.col("crawled")).collect()}
+    assert not uncrawled & moved and f"{host}/old/p3" in uncrawled  # the 404 stays a URL of its own
+    cited = {r["url"]: r["content_citing_pages"] + r["template_citing_pages"] for r in frontier.collect()}
+    assert all(cited[f"{host}/p{i}.html"] >= 3 for i in range(3))  # the other three pages' menus
+
+    run_detect(spark, folder, config.detect, progress=lambda _: None)
+    menu = spark.read.parquet(f"{folder}/templates").where(F.col("sample_text").startswith("Chapter 0")).collect()
+    assert [r["n_pages"] for r in menu] == [4]
