@@ -12,7 +12,11 @@ non-template pagelet, and citing_templates the distinct *templates* linking to
 it: a template stamped on 10,000 pages is one vote, not 10,000 (its pages were
 written once, by one hand). A URL reached only through templates therefore
 ranks below any URL a page's own content links to, unless many different
-templates point at it. Near-duplicate pages (PAGES.dup_of) cast no vote.
+templates point at it. Near-duplicate pages (PAGES.dup_of) cast no vote. An uncrawled URL linked
+under both schemes (`http://s.org/y` and `https://s.org/y`) is one URL to
+crawl, listed under https (most sites answer http with a redirect there),
+its votes counted once per citing page; a crawled page is listed under its own
+URL, and a link to its uncrawled twin already counts for it (tables/targets.py).
 Where the page-level model judged the run, a pagelet it removed is no content
 either (clean_links drops its links): it counts in template_citing_pages and
 casts no template's vote, unless a site-level template holds it on a page
@@ -40,7 +44,7 @@ def crawl_priority(pages: DataFrame, links: DataFrame, template_pagelets: DataFr
     members = template_pagelets.select(F.col("page_key").alias("src_page_key"),
                                        F.col("ordinal").alias("pagelet_ordinal"), "template_id",
                                        F.lit(True).alias("removed"))
-    cites = (links.where(F.col("src_page_key") != F.col("dst_page_key"))
+    cites = (one_per_scheme_twins(links, pages).where(F.col("src_page_key") != F.col("dst_page_key"))
              .join(live, "src_page_key")
              .join(members, ["src_page_key", "pagelet_ordinal"], "left"))
     content = F.col("removed").isNull()
@@ -63,6 +67,26 @@ def crawl_priority(pages: DataFrame, links: DataFrame, template_pagelets: DataFr
         "dst_page_key", "url", "crawled", "content_citing_pages", "content_citing_sites",
         "template_citing_pages", "citing_templates", "priority",
     ).orderBy(F.desc("priority"), F.desc("content_citing_sites"), "url")
+
+
+def one_per_scheme_twins(links: DataFrame, pages: DataFrame) -> DataFrame:
+    """`links` (dst_page_key, dst_url and any others) where a link to an
+    uncrawled `http://` URL whose `https://` twin is linked too, and is not
+    crawled either, names that twin (key and URL); every other link as it was.
+    Twins are matched on the URL after its scheme (a join of strings, no
+    Python): `html.urls.scheme_twin`, which gives no twin to a URL naming a
+    port (normalised URLs never write a default one)."""
+    rest = F.regexp_extract("dst_url", r"^https?://(.*)$", 1)
+    targets = links.select("dst_page_key", "dst_url").dropDuplicates(["dst_page_key"]).join(
+        pages.select(F.col("page_key").alias("dst_page_key")), "dst_page_key", "left_anti").where(
+        ~rest.rlike(r"^[^/?#]*:[0-9]+([/?#]|$)"))
+    http = targets.where(F.col("dst_url").startswith("http://")).select("dst_page_key", rest.alias("_rest"))
+    https = targets.where(F.col("dst_url").startswith("https://")).select(
+        rest.alias("_rest"), F.col("dst_page_key").alias("_twin_key"), F.col("dst_url").alias("_twin_url"))
+    merged = http.join(https, "_rest").drop("_rest")
+    return links.join(merged, "dst_page_key", "left").select(
+        *[F.coalesce("_twin_key", "dst_page_key").alias(c) if c == "dst_page_key"
+          else F.coalesce("_twin_url", "dst_url").alias(c) if c == "dst_url" else F.col(c) for c in links.columns])
 
 
 def inlink_baseline(pages: DataFrame, links: DataFrame) -> DataFrame:

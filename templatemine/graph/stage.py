@@ -21,6 +21,7 @@ from templatemine.graph.cocitation import PAGE, PAGELET, citations, related
 from templatemine.graph.distill import CONFIGS, DOM_CONFIGS, distill, read_tables
 from templatemine.graph.priority import CRAWL_PRIORITY, crawl_priority
 from templatemine.html.urls import normalize_url, page_key
+from templatemine.tables.cache import persisted, released
 from templatemine.tables.output import RunOutput, extract_config, new_run_id
 from templatemine.tables.targets import crawled_targets, out_aliases
 
@@ -113,12 +114,15 @@ def run_priority(spark: SparkSession, out: str, config: DistillConfig = DistillC
     output = RunOutput(spark, out, new_run_id())
     tables = read_tables(spark, out, ("pages", "links", "template_pagelets"))
     pages, members = tables["pages"], tables["template_pagelets"]
-    # a link to a crawled page's scheme twin, or to a URL that redirects to it, is to that page
-    links = crawled_targets(tables["links"], pages, known=out_aliases(spark, out, pages))
     progress(f"priority: scoring discovered URLs of {out} (template weight {config.template_weight})")
     try:
-        crawl_priority(pages, links, members, config.template_weight).write.mode("overwrite").parquet(
-            output.staged(CRAWL_PRIORITY))
+        with released():
+            # a link to a crawled page's scheme twin, or to a URL that redirects to it, is to that
+            # page; the aliases made once (the range sort's sample and the twins' merge read the
+            # links again: crawl_priority)
+            links = crawled_targets(tables["links"], pages, known=persisted(out_aliases(spark, out, pages)))
+            crawl_priority(pages, links, members, config.template_weight).write.mode("overwrite").parquet(
+                output.staged(CRAWL_PRIORITY))
         table = spark.read.parquet(output.staged(CRAWL_PRIORITY))
         stats = table.agg(F.count("*").alias("urls"), F.sum((~F.col("crawled")).cast("int")).alias("uncrawled"),
                           F.sum(((F.col("content_citing_pages") == 0)).cast("int")).alias("template_only")).first()

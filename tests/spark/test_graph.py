@@ -23,7 +23,7 @@ from templatemine.graph.hits import hits, hits_reference
 from templatemine.graph.mdl import quantum, segment, spread
 from templatemine.graph.query import match_column, matches, parse_query
 from templatemine.graph.stage import run_priority
-from templatemine.html.urls import normalize_url, page_key
+from templatemine.html.urls import normalize_url, page_key, scheme_twin
 from templatemine.tables.extract import run_extract
 from templatemine.templates.stage import run_clean, run_detect
 from templatemine.warc.inputs import expand_inputs
@@ -325,3 +325,35 @@ def test_a_phrase_over_two_pagelets_matches_the_whole_text(spark):
         assert matches("Rock climbing gear", parse_query('"rock climbing"'))  # the pure twin agrees
     finally:
         base.unpersist()
+
+
+def test_priority_lists_a_url_linked_under_both_schemes_once(spark, tmp_path):
+    """An uncrawled URL linked as http:// by one page and https:// by another
+    was two rows of the frontier, each with half its votes; it is one, under
+    https, each citing page counted once (a page linking both forms too). A
+    URL linked under http alone stays as written, and one whose twin is the
+    crawled page counts for that page."""
+    out = tmp_path / "out"
+    a, b, c = (page_key(f"https://s.org/{p}") for p in "abc")
+    spark.createDataFrame([(k, f"https://s.org/{p}", "s.org", None) for k, p in ((a, "a"), (b, "b"), (c, "c"))],
+                          "page_key long, url string, site string, dup_of long").write.parquet(str(out / "pages"))
+    written = [(a, 0, "http://s.org/y"), (a, 1, "https://s.org/y"), (b, 0, "https://s.org/y"),
+               (c, 0, "http://s.org/y"), (c, 1, "http://s.org/z"), (a, 2, "http://s.org/b"),
+               # another port is another server (html.urls.scheme_twin): two URLs
+               (a, 3, "http://s.org:8080/p"), (b, 1, "https://s.org:8080/p"), (a, 4, "http://[::1]/q"),
+               (b, 2, "https://[::1]/q")]
+    spark.createDataFrame([(src, o, page_key(url), url) for src, o, url in written],
+                          "src_page_key long, pagelet_ordinal int, dst_page_key long, dst_url string") \
+        .write.parquet(str(out / "links"))
+    spark.createDataFrame([], "page_key long, ordinal int, template_id long").write.parquet(
+        str(out / "template_pagelets"))
+    manifest = run_priority(spark, str(out), DistillConfig(), progress=QUIET)
+    got = {r.url: (r.dst_page_key, r.crawled, r.content_citing_pages)
+           for r in spark.read.parquet(str(out / "crawl_priority")).collect()}
+    assert got == {"https://s.org/y": (page_key("https://s.org/y"), False, 3),
+                   "http://s.org/z": (page_key("http://s.org/z"), False, 1),
+                   "https://s.org/b": (b, True, 1), "http://s.org:8080/p": (page_key("http://s.org:8080/p"), False, 1),
+                   "https://s.org:8080/p": (page_key("https://s.org:8080/p"), False, 1),
+                   "https://[::1]/q": (page_key("https://[::1]/q"), False, 2)}
+    assert manifest["uncrawled"] == 5
+    assert scheme_twin("http://s.org:8080/p") is None and scheme_twin("http://[::1]/q") == "https://[::1]/q"
