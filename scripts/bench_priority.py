@@ -8,7 +8,8 @@ each round writes `crawl_priority` twice, in turn (each first every other round)
 as built (an uncrawled URL linked under both schemes is one row:
 `one_per_scheme_twins`), and with that step left out (the links as resolved,
 each written URL a row of its own, as before 2026-11-29). Prints each write's
-seconds, the medians and their ratio, and the rows and uncrawled URLs of each.
+seconds, the medians and their ratio, and the rows and uncrawled URLs of each
+(and how many of those only removed pagelets link).
 Writes to a temporary folder; OUT is only read.
 """
 
@@ -29,6 +30,8 @@ def main() -> int:
     parser.add_argument("out", nargs="?", default="out/demo")
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
+    if args.rounds < 1:
+        parser.error("--rounds must be at least 1")
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 
     from pyspark.sql import functions as F
@@ -43,7 +46,7 @@ def main() -> int:
     merge = priority.one_per_scheme_twins
     variants = {"merged": merge, "as_written": lambda links, pages: links}
     seconds: dict[str, list[float]] = {name: [] for name in variants}
-    counts: dict[str, tuple[int, int]] = {}
+    counts: dict[str, tuple[int, int, int]] = {}
     try:
         tables = read_tables(spark, args.out, ("pages", "links", "template_pagelets"))
         known = out_aliases(spark, args.out, tables["pages"]).persist()
@@ -63,13 +66,17 @@ def main() -> int:
                     if r >= 0:
                         seconds[name].append(took)
                     table = spark.read.parquet(path)
-                    counts[name] = (table.count(), table.where(~F.col("crawled")).count())
+                    uncrawled = table.where(~F.col("crawled"))
+                    counts[name] = (table.count(), uncrawled.count(),
+                                    uncrawled.where(F.col("content_citing_pages") == 0).count())
     finally:
         priority.one_per_scheme_twins = merge
         spark.stop()
     medians = {name: statistics.median(s) for name, s in seconds.items()}
     for name in variants:
-        print(f"{name}: median {medians[name]:.2f} s, {counts[name][0]} rows, {counts[name][1]} uncrawled")
+        rows, uncrawled, template_only = counts[name]
+        print(f"{name}: median {medians[name]:.2f} s, {rows} rows, {uncrawled} uncrawled "
+              f"({template_only} of them linked only from removed pagelets)")
     print(f"merged / as_written: {medians['merged'] / medians['as_written']:.2f}x "
           f"(+{medians['merged'] - medians['as_written']:.2f} s)")
     return 0

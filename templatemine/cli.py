@@ -678,7 +678,8 @@ def _nightly(spark, args, config, files, progress, missing=()) -> int:
 
 
 def _redirecting(n: int | None) -> str:
-    """The night's line for the URLs its links were followed through (none said when none)."""
+    """The night's words for its REDIRECTS: the URLs that redirect to a snapshot page (or its
+    twin), linked or not (nothing said when there are none)."""
     return f", {n} URL(s) redirecting to them" if n else ""
 
 

@@ -390,7 +390,8 @@ def _snapshot(state: State, touched: DataFrame, n_sites: int, out: str, extracte
     night_only = {k: v for k, v in extracted.items() if k != "node_features"}
     manifest = {**night_only, "out": out, "night": night,
                 "snapshot": {"sites": n_sites, "pages": n_pages, "redirects": n_redirects},
-                "note": "pages/links/pagelets/nodes are the touched sites' state; records and counts are the night's"}
+                "note": "pages/links/pagelets/nodes are the touched sites' state; redirects are the state's "
+                        "RECORDS' for those pages; records and counts are the night's"}
     RunOutput(spark, out, night).write_text(f"{out}/{MANIFEST}", json.dumps(manifest, indent=2, default=str))
     return n_pages, n_redirects
 

@@ -52,10 +52,12 @@ def qualified(spark: SparkSession, path: str) -> str:
 # What the stages after extract write into OUT. An extract that rewrites OUT removes
 # them: they describe the pages it replaced, and a later stage would use them (clean
 # took an old template_pagelets by (page_key, ordinal) without a word). The model
-# a run trained (OUT/model/, versioned) stays.
+# a run trained (OUT/model/, versioned) stays. `redirects` is a night's folder's
+# (schema.REDIRECTS): an extract into that folder has its own RECORDS, which the
+# readers would pass over for the old pages' redirects (tables/targets.out_aliases).
 DERIVED = ("detect.json", "templates", "template_pagelets", "page_templates", "_checkpoints",
            "pagelevel.json", "page_templateness", "clean.json", "clean_pages", "clean_links", "wet",
-           "report.html", "density", "priority.json", "crawl_priority")
+           "report.html", "density", "priority.json", "crawl_priority", "redirects")
 
 # What the stages after detect write from its templates, which a detect that
 # rewrites OUT removes for the same reason (found in review: `detect O --mode local`

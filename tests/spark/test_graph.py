@@ -333,6 +333,8 @@ def test_priority_lists_a_url_linked_under_both_schemes_once(spark, tmp_path):
     https, each citing page counted once (a page linking both forms too). A
     URL linked under http alone stays as written, and one whose twin is the
     crawled page counts for that page."""
+    from templatemine.graph.priority import inlink_baseline
+
     out = tmp_path / "out"
     a, b, c = (page_key(f"https://s.org/{p}") for p in "abc")
     spark.createDataFrame([(k, f"https://s.org/{p}", "s.org", None) for k, p in ((a, "a"), (b, "b"), (c, "c"))],
@@ -356,4 +358,8 @@ def test_priority_lists_a_url_linked_under_both_schemes_once(spark, tmp_path):
                    "https://s.org:8080/p": (page_key("https://s.org:8080/p"), False, 1),
                    "https://[::1]/q": (page_key("https://[::1]/q"), False, 2)}
     assert manifest["uncrawled"] == 5
+    # the in-link baseline (scripts/eval_distill.py) merges them the same way
+    base = {r.url: r.citing_pages for r in inlink_baseline(spark.read.parquet(str(out / "pages")),
+                                                           spark.read.parquet(str(out / "links"))).collect()}
+    assert base["https://s.org/y"] == 3 and "http://s.org/y" not in base and base["http://s.org:8080/p"] == 1
     assert scheme_twin("http://s.org:8080/p") is None and scheme_twin("http://[::1]/q") == "https://[::1]/q"

@@ -159,10 +159,12 @@ def test_an_extract_removes_every_later_stages_output():
     from templatemine.pagelevel.stage import PAGE_TEMPLATENESS
     from templatemine.report.density_report import DENSITY_DIR
     from templatemine.report.gather import REPORT
+    from templatemine.schema import REDIRECTS
     from templatemine.tables.output import DERIVED
     from templatemine.templates import stage
 
+    # REDIRECTS: a night's snapshot's, which an extract into its folder would leave beside its own RECORDS
     written = {stage.TEMPLATES, stage.TEMPLATE_PAGELETS, stage.PAGE_TEMPLATES, stage.CLEAN_PAGES, stage.CLEAN_LINKS,
-               stage.WET, PAGE_TEMPLATENESS, REPORT, DENSITY_DIR, CRAWL_PRIORITY,
+               stage.WET, PAGE_TEMPLATENESS, REPORT, DENSITY_DIR, CRAWL_PRIORITY, REDIRECTS,
                "detect.json", "pagelevel.json", "clean.json", "priority.json"}
     assert written <= set(DERIVED)
