@@ -93,6 +93,7 @@ def inlink_baseline(pages: DataFrame, links: DataFrame) -> DataFrame:
     """The frontier without templates known: distinct citing pages per URL
     (scheme twins merged as `crawl_priority` merges them)."""
     live = pages.where(F.col("dup_of").isNull()).select(F.col("page_key").alias("src_page_key"))
-    return (one_per_scheme_twins(links, pages).where(F.col("src_page_key") != F.col("dst_page_key")).join(live, "src_page_key")
+    return (one_per_scheme_twins(links, pages).where(F.col("src_page_key") != F.col("dst_page_key"))
+            .join(live, "src_page_key")
             .groupBy("dst_page_key").agg(F.min("dst_url").alias("url"),
                                          F.countDistinct("src_page_key").alias("citing_pages")))
