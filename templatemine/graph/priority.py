@@ -12,11 +12,12 @@ non-template pagelet, and citing_templates the distinct *templates* linking to
 it: a template stamped on 10,000 pages is one vote, not 10,000 (its pages were
 written once, by one hand). A URL reached only through templates therefore
 ranks below any URL a page's own content links to, unless many different
-templates point at it. Near-duplicate pages (PAGES.dup_of) cast no vote. An uncrawled URL linked
-under both schemes (`http://s.org/y` and `https://s.org/y`) is one URL to
-crawl, listed under https (most sites answer http with a redirect there),
-its votes counted once per citing page; a crawled page is listed under its own
-URL, and a link to its uncrawled twin already counts for it (tables/targets.py).
+templates point at it. Near-duplicate pages (PAGES.dup_of) cast no vote.
+An uncrawled URL linked under both schemes (`http://s.org/y` and
+`https://s.org/y`) is one URL to crawl, listed under https (most sites
+answer http with a redirect there), its votes counted once per citing page;
+a crawled page is listed under its own URL, and a link to its uncrawled twin
+already counts for it (tables/targets.py).
 Where the page-level model judged the run, a pagelet it removed is no content
 either (clean_links drops its links): it counts in template_citing_pages and
 casts no template's vote, unless a site-level template holds it on a page
