@@ -373,13 +373,13 @@ def _snapshot(state: State, touched: DataFrame, n_sites: int, out: str, extracte
     pages = state.latest(PAGES).where(F.col("removed_at").isNull()).join(touched, "site", "left_semi")
     mark_duplicates(pages.drop("dup_of")).select(*S.PAGES_SCHEMA.names).write.mode("overwrite").parquet(
         f"{out}/{S.PAGES}")
-    keys = spark.read.parquet(f"{out}/{S.PAGES}").select("page_key")
+    snapshot_pages = spark.read.parquet(f"{out}/{S.PAGES}")
+    keys = snapshot_pages.select("page_key")
     state.latest(LINKS).join(keys.withColumnRenamed("page_key", "src_page_key"), "src_page_key", "left_semi") \
         .write.mode("overwrite").parquet(f"{out}/{S.LINKS}")
     state.latest(PAGELETS).join(keys, "page_key", "left_semi").write.mode("overwrite").parquet(f"{out}/{S.PAGELETS}")
     if nodes:
         state.latest(NODES).join(keys, "page_key", "left_semi").write.mode("overwrite").parquet(f"{out}/{S.NODES}")
-    snapshot_pages = spark.read.parquet(f"{out}/{S.PAGES}")
     redirect_keys(state.latest(RECORDS), snapshot_pages, twin_keys(snapshot_pages)).select(
         *S.REDIRECTS_SCHEMA.names).write.mode("overwrite").parquet(f"{out}/{S.REDIRECTS}")
     n_pages = keys.count()

@@ -48,7 +48,7 @@ MAX_HOPS = 5
 TWIN, REDIRECT = "twin", "redirect"
 
 
-def twin_key_udf():
+def _twin_key_udf():
     """A column function: the key of a URL's scheme twin (`html.urls.scheme_twin`), null where it has none."""
     import pandas as pd
 
@@ -68,7 +68,7 @@ def twin_keys(pages: DataFrame) -> DataFrame:
     """(written_key, page_key): the key of each crawled page's scheme twin
     (`html.urls.scheme_twin`) that was not crawled itself, and the page's."""
     crawled = pages.select(F.col("page_key").alias("written_key"))
-    twins = pages.select(twin_key_udf()("url").alias("written_key"), "page_key").where(
+    twins = pages.select(_twin_key_udf()("url").alias("written_key"), "page_key").where(
         F.col("written_key").isNotNull())
     # one page per twin key (two would be one URL crawled twice, which PAGES does not hold; min, to be sure)
     return twins.join(crawled, "written_key", "left_anti").groupBy("written_key").agg(

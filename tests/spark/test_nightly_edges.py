@@ -198,25 +198,9 @@ def test_a_night_follows_the_redirects_an_earlier_night_crawled(spark, tmp_path)
     links those URLs) in the next: the later night's detect reads the state's
     RECORDS, so the links reach the pages and the menu is a template of all
     four without bridges (tables/targets.py; the night's own records alone
-    hold no redirect)."""
-    from pyspark.sql import functions as F
+    hold no redirect).
 
-    from templatemine.nightly.state import State
-    from tests.warcgen import moved_site
-
-    pages, answers = moved_site()
-    state = str(tmp_path / "state")
-    config = replace(TEST, detect=replace(TEST.detect, mode="global", bridges=False))
-    _night(spark, state, [write_warc(str(tmp_path / "n1.warc.gz"), answers)], config)
-    _night(spark, state, [write_warc(str(tmp_path / "n2.warc.gz"), [dict(p, date="2026-11-04T00:00:00Z")
-                                                                     for p in pages])], config)
-    templates = State(spark, state).read_table("templates")
-    menu = templates.where(F.col("sample_text").startswith("Chapter 0")).collect()
-    assert [r["n_pages"] for r in menu] == [4]
-
-
-def test_a_nights_folder_keeps_the_redirects_its_night_followed(spark, tmp_path):
-    """The night's folder holds no RECORDS (they went into the state), so its
+    The night's folder holds no RECORDS (they went into the state), so its
     snapshot writes REDIRECTS: `priority` and `detect` run on the folder later
     follow the redirects the night did. Before, priority listed the moved
     menu's old URLs as uncrawled, and detect there lost the menu template."""
@@ -234,6 +218,11 @@ def test_a_nights_folder_keeps_the_redirects_its_night_followed(spark, tmp_path)
     _night(spark, state, [write_warc(str(tmp_path / "n1.warc.gz"), answers)], config)
     second, _ = _night(spark, state, [write_warc(str(tmp_path / "n2.warc.gz"), [
         dict(p, date="2026-11-04T00:00:00Z") for p in pages])], config)
+    templates = State(spark, state).read_table("templates")
+    menu = templates.where(F.col("sample_text").startswith("Chapter 0")).collect()
+    assert [r["n_pages"] for r in menu] == [4]
+
+    # the night's folder, read later
     folder = State(spark, state).nights()[-1]["output"]
     host = "https://docs.gamma.org"
     moved = {f"{host}/old/p0", f"{host}/old/p1", f"{host}/old/p2"}
